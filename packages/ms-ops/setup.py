@@ -1,0 +1,34 @@
+"""Build ms-ops' Cython kernels (``src/ms_ops/kernels/_*.pyx``) with OpenMP.
+
+``MS_OPS_BOUNDSCHECK=1`` turns bounds and wraparound checks back on for debugging.
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+_debug = os.environ.get("MS_OPS_BOUNDSCHECK") == "1"
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": _debug,
+    "wraparound": _debug,
+    "cdivision": True,
+    "initializedcheck": _debug,
+}
+
+extensions = [
+    Extension(
+        f"ms_ops.kernels.{pyx.stem}",
+        [str(pyx)],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3", "-fopenmp"],
+        extra_link_args=["-fopenmp"],
+    )
+    for pyx in sorted(Path("src/ms_ops/kernels").glob("_*.pyx"))
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))

@@ -1,0 +1,23 @@
+"""ms-ops: microspore's operators, each defined once (signature, inference, kernels, bprop).
+
+``ms_ops.add``, ``ms_ops.Add`` and every other operator name resolve through the
+registry, exactly like a plugin's operators do (see ``ms_ops.functional``).
+"""
+
+from ms_ops import functional
+from ms_ops.dispatch import OpError, get_recorder, set_recorder
+from ms_ops.opdef import Arg, Attr, OpDef, TensorSpec
+from ms_ops.primitive import Primitive
+
+__version__ = "0.1.0"
+
+__all__ = ["functional", "OpDef", "Arg", "Attr", "TensorSpec", "Primitive", "OpError",
+           "set_recorder", "get_recorder"]
+
+
+def __getattr__(name: str):
+    return getattr(functional, name)
+
+
+def __dir__():
+    return sorted(set(__all__) | set(dir(functional)))

@@ -1,0 +1,28 @@
+"""Helpers that gradient rules share, written with operators like the rules themselves."""
+
+from __future__ import annotations
+
+from ms_tensor.tensor import Tensor
+
+from ms_ops.defs import array, reduction
+
+
+def shape_of(v) -> tuple:
+    """The shape of a tensor input; Python scalars are 0-d."""
+    return v.shape if isinstance(v, Tensor) else ()
+
+
+def sum_to(dout: Tensor, shape: tuple) -> Tensor:
+    """Undo broadcasting: sum ``dout`` over the axes that broadcasting added to ``shape``."""
+    if dout.shape == tuple(shape):
+        return dout
+    lead = dout.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1)
+    summed = reduction.ReduceSum(dout, axes, keep_dims=False) if axes else dout
+    return array.Reshape(summed, tuple(shape))
+
+
+def grad_for(v, g):
+    """``g`` for a tensor input; ``None`` for a Python scalar, which takes no gradient."""
+    return g if isinstance(v, Tensor) else None

@@ -1,0 +1,118 @@
+"""Matrix products: MatMul (2-D), BatchMatMul (batched, broadcasting) and ``ops.matmul``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.defs._grad_util import sum_to
+from ms_ops.infer import broadcast_shapes, check_dtype
+from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec
+
+_ATTRS = (Attr("transpose_a", False), Attr("transpose_b", False))
+
+
+def _mat_dims(x, y, transpose_a, transpose_b, min_rank):
+    for name, s in (("x", x), ("y", y)):
+        check_dtype(name, s, NUMBERS)
+        if s.ndim < min_rank:
+            raise ValueError(f"{name} must be at least {min_rank}-d, got shape {s.shape}")
+    n, k = (x.shape[-1], x.shape[-2]) if transpose_a else (x.shape[-2], x.shape[-1])
+    k2, m = (y.shape[-1], y.shape[-2]) if transpose_b else (y.shape[-2], y.shape[-1])
+    if k != k2:
+        raise ValueError(f"x shape {x.shape} and y shape {y.shape} cannot be multiplied: "
+                         f"{k} != {k2}" + (" (after transpose_a/transpose_b)"
+                                           if transpose_a or transpose_b else ""))
+    return n, m
+
+
+def _matmul_infer(x, y, transpose_a=False, transpose_b=False):
+    if x.ndim != 2 or y.ndim != 2:
+        raise ValueError(f"x and y must be 2-d, got shapes {x.shape} and {y.shape} "
+                         "(use BatchMatMul or ops.matmul for batches)")
+    n, m = _mat_dims(x, y, transpose_a, transpose_b, 2)
+    return TensorSpec((n, m), x.dtype)
+
+
+def _batch_matmul_infer(x, y, transpose_a=False, transpose_b=False):
+    n, m = _mat_dims(x, y, transpose_a, transpose_b, 2)
+    batch = broadcast_shapes(TensorSpec(x.shape[:-2], x.dtype),
+                             TensorSpec(y.shape[:-2], y.dtype), names=("x batch", "y batch"))
+    return TensorSpec(batch + (n, m), x.dtype)
+
+
+MatMul = OpDef("MatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_matmul_infer, promote="common",
+               doc="Matrix product of 2-d ``x`` and ``y`` (optionally transposed).")
+BatchMatMul = OpDef("BatchMatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_batch_matmul_infer,
+                    promote="common",
+                    doc="Matrix product over the last two dims, broadcasting the batch dims.")
+
+
+def _t(a, flag):
+    return a.swapaxes(-1, -2) if flag else a
+
+
+def matmul_cpu(x, y, transpose_a=False, transpose_b=False):
+    return np.dot(x.T if transpose_a else x, y.T if transpose_b else y)
+
+
+def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False):
+    return np.matmul(_t(x, transpose_a), _t(y, transpose_b))
+
+
+def _matmul_grads(op, x, y, dout, ta, tb):
+    if not ta and not tb:
+        return op(dout, y, transpose_b=True), op(x, dout, transpose_a=True)
+    if not ta and tb:
+        return op(dout, y), op(dout, x, transpose_a=True)
+    if ta and not tb:
+        return op(y, dout, transpose_b=True), op(x, dout)
+    return op(y, dout, transpose_a=True, transpose_b=True), \
+        op(dout, x, transpose_a=True, transpose_b=True)
+
+
+def matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
+    return _matmul_grads(MatMul, x, y, dout, transpose_a, transpose_b)
+
+
+def batch_matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
+    dx, dy = _matmul_grads(BatchMatMul, x, y, dout, transpose_a, transpose_b)
+    return sum_to(dx, x.shape), sum_to(dy, y.shape)
+
+
+def matmul(input, other):
+    """numpy-style matrix product: 1-d operands are vectors, batch dims broadcast.
+
+    >>> matmul(ops.ones((2, 3)), ops.ones((3, 4))).shape
+    (2, 4)
+    """
+    from ms_ops.defs.array import Reshape
+
+    a_vec, b_vec = input.ndim == 1, other.ndim == 1
+    a = Reshape(input, (1, input.shape[0])) if a_vec else input
+    b = Reshape(other, (other.shape[0], 1)) if b_vec else other
+    out = MatMul(a, b) if a.ndim == 2 and b.ndim == 2 else BatchMatMul(a, b)
+    if a_vec or b_vec:
+        shape = out.shape[:-2] + (() if a_vec else out.shape[-2:-1]) + \
+            (() if b_vec else out.shape[-1:])
+        out = Reshape(out, shape)
+    return out
+
+
+def _rmatmul(self, other):
+    from ms_tensor import Tensor
+
+    return matmul(Tensor(other) if not isinstance(other, Tensor) else other, self)
+
+
+def _matmul_method(self, other):
+    from ms_tensor import Tensor
+
+    return matmul(self, other if isinstance(other, Tensor) else Tensor(other))
+
+
+PRIMITIVES = (MatMul, BatchMatMul)
+CPU_KERNELS = {MatMul: (matmul_cpu, NUMBERS), BatchMatMul: (batch_matmul_cpu, NUMBERS)}
+BPROPS = {MatMul: matmul_bprop, BatchMatMul: batch_matmul_bprop}
+FUNCTIONS = {"matmul": matmul, "bmm": BatchMatMul, "batch_matmul": BatchMatMul}
+TENSOR_METHODS = {"__matmul__": _matmul_method, "__rmatmul__": _rmatmul,
+                  "matmul": _matmul_method}

@@ -1,0 +1,1 @@
+"""Compiled (Cython) CPU kernels; each has a numpy reference in ms_ops.defs."""

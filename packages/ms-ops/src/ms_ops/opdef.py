@@ -1,0 +1,228 @@
+"""``OpDef``: everything about one operator, stated once.
+
+An OpDef holds the signature (tensor inputs, static inputs, Primitive attributes),
+the shape/dtype inference and the promotion rule. Kernels and the gradient rule are
+registered against it by name. Calling an OpDef runs it eagerly (functional style:
+``Add(x, y)``, ``MatMul(x, y, transpose_b=True)``); ``opdef.primitive`` is the
+MindSpore class style (``ops.MatMul(transpose_b=True)(x, y)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ms_tensor import dtype as mstype
+
+__all__ = ["Arg", "Attr", "TensorSpec", "OpDef", "REQUIRED", "TENSOR", "STATIC"]
+
+TENSOR = "tensor"
+STATIC = "static"
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()
+
+
+class Arg:
+    """One call argument. ``kind=TENSOR`` inputs become arrays; ``STATIC`` ones (axis,
+    shape, ...) stay Python values known at compile time."""
+
+    __slots__ = ("name", "kind", "default", "promote")
+
+    def __init__(self, name: str, kind: str = TENSOR, default: Any = REQUIRED,
+                 promote: bool = True):
+        if kind not in (TENSOR, STATIC):
+            raise ValueError(f"Arg {name!r}: kind must be TENSOR or STATIC, got {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.promote = promote and kind == TENSOR
+
+    def __repr__(self) -> str:
+        d = "" if self.default is REQUIRED else f"={self.default!r}"
+        return f"{self.name}{d}" if self.kind == TENSOR else f"{self.name}:static{d}"
+
+
+class Attr:
+    """A Primitive constructor argument (``MatMul(transpose_b=True)``)."""
+
+    __slots__ = ("name", "default")
+
+    def __init__(self, name: str, default: Any = REQUIRED):
+        self.name = name
+        self.default = default
+
+    def __repr__(self) -> str:
+        return self.name if self.default is REQUIRED else f"{self.name}={self.default!r}"
+
+
+class TensorSpec:
+    """The abstract value inference works on: a shape and a dtype, no data."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, TensorSpec) and self.shape == other.shape
+                and self.dtype is other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec({self.shape}, {self.dtype})"
+
+
+class OpDef:
+    """One operator.
+
+    Args:
+        name: MindSpore's Primitive class name (``"MatMul"``).
+        inputs: the call arguments, in order (``Arg``).
+        attrs: the Primitive constructor arguments (``Attr``).
+        infer: ``infer(*specs_and_statics, **attrs) -> TensorSpec | tuple`` run before any
+            kernel; it raises ValueError/TypeError naming the operator and what it got.
+        promote: how tensor inputs are cast before the kernel: ``"common"`` (MindSpore's
+            promotion), ``"float"`` (as common, then integers -> float32), or ``None``.
+        differentiable: False for operators without a gradient (comparisons, argmax, ...);
+            ``nondiff_inputs`` names tensor inputs that take no gradient (indices).
+        stateful: the kernel takes ``state=`` (a numpy Generator, for random operators).
+        inplace: index of the input the kernel writes into; the call returns that tensor.
+    """
+
+    def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
+                 promote: str | None = None, differentiable: bool = True,
+                 nondiff_inputs=(), stateful: bool = False, inplace: int | None = None,
+                 doc: str = ""):
+        self.name = name
+        self.inputs = tuple(inputs)
+        self.attrs = tuple(attrs)
+        self.infer = infer
+        if promote not in (None, "common", "float"):
+            raise ValueError(f"OpDef {name}: promote must be None, 'common' or 'float'")
+        self.promote = promote
+        self.differentiable = differentiable
+        self.nondiff_inputs = frozenset(nondiff_inputs)
+        self.stateful = stateful
+        self.inplace = inplace
+        self.__doc__ = doc or f"The {name} operator."
+        self.input_names = tuple(a.name for a in self.inputs)
+        self.attr_names = tuple(a.name for a in self.attrs)
+        self.tensor_index = tuple(i for i, a in enumerate(self.inputs) if a.kind == TENSOR)
+        self.static_names = tuple(a.name for a in self.inputs if a.kind == STATIC)
+        self.attr_defaults = {a.name: a.default for a in self.attrs}
+        self._primitive = None
+        self._cache: dict = {}  # signature -> _Plan, filled by dispatch
+        self._gen = -1  # registry generation the cached kernels belong to
+        self._kernel_cpu = None
+        self._kernel_dtypes = None
+
+    def __repr__(self) -> str:
+        sig = ", ".join(map(repr, self.inputs))
+        attrs = ", ".join(map(repr, self.attrs))
+        return f"<OpDef {self.name}({sig}){' [' + attrs + ']' if attrs else ''}>"
+
+    # -- calling -------------------------------------------------------------------
+    def bind(self, args: tuple, kwargs: dict, with_attrs: bool = True) -> tuple[list, dict]:
+        """Split a functional call into (input values, attribute values), with defaults.
+
+        With ``with_attrs=False`` (a Primitive instance's call) only inputs are accepted.
+        """
+        n_in = len(self.inputs)
+        n_max = n_in + (len(self.attrs) if with_attrs else 0)
+        if len(args) > n_max:
+            names = self.input_names + (self.attr_names if with_attrs else ())
+            raise TypeError(f"{self.name}: takes at most {n_max} arguments "
+                            f"({', '.join(names)}), got {len(args)}")
+        values = list(args[:n_in])
+        attrs = dict(zip(self.attr_names, args[n_in:]))
+        for k, v in kwargs.items():
+            if k in self.input_names:
+                i = self.input_names.index(k)
+                if i < len(values):
+                    raise TypeError(f"{self.name}: got multiple values for argument {k!r}")
+                values.extend([REQUIRED] * (i + 1 - len(values)))
+                values[i] = v
+            elif with_attrs and k in self.attr_defaults:
+                if k in attrs:
+                    raise TypeError(f"{self.name}: got multiple values for argument {k!r}")
+                attrs[k] = v
+            else:
+                names = self.input_names + (self.attr_names if with_attrs else ())
+                raise TypeError(f"{self.name}: unexpected argument {k!r}; arguments are "
+                                f"{', '.join(names)}")
+        values.extend([REQUIRED] * (n_in - len(values)))
+        for i, a in enumerate(self.inputs):
+            if values[i] is REQUIRED:
+                if a.default is REQUIRED:
+                    raise TypeError(f"{self.name}: missing required argument {a.name!r}")
+                values[i] = a.default
+        return values, (self.complete_attrs(attrs) if with_attrs else attrs)
+
+    def complete_attrs(self, attrs: dict) -> dict:
+        if len(attrs) == len(self.attrs):
+            return attrs
+        out = {}
+        for a in self.attrs:
+            if a.name in attrs:
+                out[a.name] = attrs[a.name]
+            elif a.default is REQUIRED:
+                raise TypeError(f"{self.name}: missing required attribute {a.name!r}")
+            else:
+                out[a.name] = a.default
+        return out
+
+    def __call__(self, *args, **kwargs):
+        from ms_ops.dispatch import execute
+
+        if not kwargs and len(args) == len(self.inputs) and not self.attrs:
+            return execute(self, args, _NO_ATTRS)
+        values, attrs = self.bind(args, kwargs)
+        return execute(self, values, attrs)
+
+    def run_infer(self, *args, **attrs):
+        """Inference with the operator's name put in front of any error it raises."""
+        try:
+            return self.infer(*args, **attrs)
+        except (ValueError, TypeError) as e:
+            msg = str(e)
+            if msg.startswith(f"{self.name}:"):
+                raise
+            raise type(e)(f"{self.name}: {msg}") from None
+
+    def abstract_eval(self, *specs, **attrs):
+        """Inference only: specs for tensor inputs, Python values for static ones."""
+        return self.run_infer(*specs, **self.complete_attrs(attrs))
+
+    @property
+    def primitive(self) -> type:
+        """The MindSpore-style Primitive class for this operator (``ops.MatMul``)."""
+        if self._primitive is None:
+            from ms_ops.primitive import make_primitive_class
+
+            self._primitive = make_primitive_class(self)
+        return self._primitive
+
+
+_NO_ATTRS: dict = {}
+
+
+def dtype_names(dtypes) -> str:
+    return ", ".join(sorted(str(d) for d in dtypes))
+
+
+FLOATS = mstype.float_types
+INTS = mstype.int_types
+NUMBERS = mstype.number_types
+ALL = frozenset(mstype.all_types)

@@ -1,0 +1,44 @@
+"""ms-ops' hookimpls: its operators enter the registry exactly as a plugin's would."""
+
+from __future__ import annotations
+
+from ms_tensor.hookspecs import hookimpl
+
+from ms_ops.defs import families as _families
+
+
+@hookimpl
+def ms_register_primitives(registry):
+    for fam in _families():
+        for op in fam.PRIMITIVES:
+            registry.add_primitive(op)
+
+
+@hookimpl
+def ms_register_kernels(registry):
+    for fam in _families():
+        for op, (fn, dtypes) in fam.CPU_KERNELS.items():
+            registry.add_kernel(op, "CPU", fn, dtypes=dtypes)
+
+
+@hookimpl
+def ms_register_bprops(registry):
+    for fam in _families():
+        for op, fn in fam.BPROPS.items():
+            registry.add_bprop(op, fn)
+
+
+@hookimpl
+def ms_register_functions(registry):
+    for fam in _families():
+        for op in fam.PRIMITIVES:
+            registry.add_function(op.name, op.primitive)
+        for name, fn in fam.FUNCTIONS.items():
+            registry.add_function(name, fn)
+
+
+@hookimpl
+def ms_register_tensor_methods(registry):
+    for fam in _families():
+        for name, fn in fam.TENSOR_METHODS.items():
+            registry.add_tensor_method(name, fn)

@@ -1,0 +1,77 @@
+"""``Primitive``: MindSpore's class style of calling an operator.
+
+``ops.MatMul(transpose_b=True)`` fixes the attributes; calling the instance runs the
+operator on tensors. Each OpDef gets one Primitive subclass, made on demand.
+"""
+
+from __future__ import annotations
+
+from ms_ops.dispatch import execute
+from ms_ops.opdef import REQUIRED, OpDef
+
+__all__ = ["Primitive", "make_primitive_class"]
+
+
+class Primitive:
+    """Base class of every operator class (``ops.Add``, ``ops.MatMul``, ...)."""
+
+    op: OpDef
+
+    def __init__(self, *args, **kwargs):
+        op = self.op
+        if len(args) > len(op.attrs):
+            raise TypeError(f"{op.name}() takes at most {len(op.attrs)} attributes "
+                            f"({', '.join(op.attr_names) or 'none'}), got {len(args)}")
+        attrs = dict(zip(op.attr_names, args))
+        for k, v in kwargs.items():
+            if k not in op.attr_defaults:
+                raise TypeError(f"{op.name}() got an unexpected attribute {k!r}; attributes: "
+                                f"{', '.join(op.attr_names) or 'none'}")
+            if k in attrs:
+                raise TypeError(f"{op.name}() got multiple values for attribute {k!r}")
+            attrs[k] = v
+        self.attrs = op.complete_attrs(attrs)
+        self.name = op.name
+        self._state = None
+        self._fast = not op.attrs and all(a.default is REQUIRED for a in op.inputs)
+
+    def __getattr__(self, name):
+        attrs = self.__dict__.get("attrs")
+        if attrs is not None and name in attrs:
+            return attrs[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __call__(self, *inputs, **kwargs):
+        op = self.op
+        if self._fast and not kwargs and len(inputs) == len(op.inputs):
+            return execute(op, inputs, self.attrs)
+        if kwargs or len(inputs) != len(op.inputs):
+            values, _ = op.bind(inputs, kwargs, with_attrs=False)
+        else:
+            values = inputs
+        if op.stateful:
+            if self._state is None:
+                from ms_tensor.seed import next_generator
+
+                self._state = next_generator(self.attrs.get("seed", 0) or 0,
+                                             self.attrs.get("seed2", 0) or 0)
+            return execute(op, values, self.attrs, state=self._state)
+        return execute(op, values, self.attrs)
+
+    def add_prim_attr(self, name: str, value) -> Primitive:
+        self.attrs[name] = value
+        return self
+
+    def infer(self, *specs):
+        """Shape/dtype inference for these inputs, without running a kernel."""
+        return self.op.abstract_eval(*specs, **self.attrs)
+
+    def __repr__(self) -> str:
+        attrs = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items())
+        return f"Prim[{self.name}]" + (f"<{attrs}>" if attrs else "")
+
+
+def make_primitive_class(op: OpDef) -> type:
+    doc = f"{op.__doc__}\n\nAttributes: {', '.join(map(repr, op.attrs)) or 'none'}.\n" \
+          f"Inputs: {', '.join(map(repr, op.inputs))}."
+    return type(op.name, (Primitive,), {"op": op, "__doc__": doc, "__module__": "ms_ops"})
