@@ -1,6 +1,8 @@
 """Build ms-ops' Cython kernels (``src/ms_ops/kernels/_*.pyx``) with OpenMP.
 
-``MS_OPS_BOUNDSCHECK=1`` turns bounds and wraparound checks back on for debugging.
+``MS_OPS_BOUNDSCHECK=1`` turns bounds and wraparound checks back on for debugging;
+``MS_OPS_ONLY=_conv,_pool`` builds only those modules (``python setup.py build_ext
+--inplace`` while working on one kernel).
 """
 
 import os
@@ -29,6 +31,7 @@ extensions = [
         extra_link_args=["-fopenmp"],
     )
     for pyx in sorted(Path("src/ms_ops/kernels").glob("_*.pyx"))
+    if not os.environ.get("MS_OPS_ONLY") or pyx.stem in os.environ["MS_OPS_ONLY"].split(",")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES))
