@@ -1,0 +1,106 @@
+"""The eager path every operator shares: binding, checking, plans, recording, errors."""
+
+import numpy as np
+import pytest
+
+import ms_ops as ops
+from ms_ops import OpDef, OpError, set_recorder
+from ms_ops.defs.arithmetic import Add
+from ms_ops.defs.reduction import ReduceSum
+from ms_ops.infer import elementwise
+from ms_ops.opdef import Arg, TensorSpec
+from ms_tensor import Tensor, float32, registry
+from ms_tensor.hookspecs import hookimpl
+
+
+def test_inference_runs_before_the_kernel_and_without_data():
+    spec = ops.MatMul(transpose_b=True).infer(TensorSpec((2, 3), float32),
+                                             TensorSpec((5, 3), float32))
+    assert spec == TensorSpec((2, 5), float32)
+
+
+def test_a_signature_is_planned_once_and_reused():
+    x = Tensor(np.ones((7, 3), np.float32))
+    Add._cache.clear()
+    x + x
+    x + x
+    assert len(Add._cache) == 1
+    x + Tensor(np.ones((7, 3), np.float64))
+    assert len(Add._cache) == 2
+
+
+def test_static_inputs_and_attributes_are_part_of_the_signature():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    a = ops.ReduceSum(keep_dims=True)(x, 1)
+    b = ops.ReduceSum()(x, 1)
+    c = ReduceSum(x, (0, 1))
+    assert a.shape == (2, 1) and b.shape == (2,) and c.shape == ()
+    assert float(c) == 15.0
+
+
+def test_recorder_sees_every_eager_operator():
+    seen = []
+    previous = set_recorder(lambda op, inputs, attrs, out: seen.append((op.name, out.shape)))
+    try:
+        x = Tensor(np.ones(3, np.float32))
+        y = x * x + 1.0
+        ops.ReduceSum()(y)
+    finally:
+        set_recorder(previous)
+    assert seen == [("Mul", (3,)), ("Add", (3,)), ("ReduceSum", ())]
+
+
+def test_primitive_rejects_unknown_and_duplicate_attributes():
+    with pytest.raises(TypeError, match="MatMul.. got an unexpected attribute 'transpose'"):
+        ops.MatMul(transpose=True)
+    with pytest.raises(TypeError, match="multiple values for attribute 'transpose_a'"):
+        ops.MatMul(True, transpose_a=True)
+    assert ops.MatMul(transpose_b=True).transpose_b is True
+
+
+def test_functional_call_binding_errors_name_the_operator():
+    with pytest.raises(TypeError, match="Add: missing required argument 'y'"):
+        ops.add(Tensor([1.0]))
+    with pytest.raises(TypeError, match="Add: unexpected argument 'z'"):
+        ops.add(Tensor([1.0]), z=1)
+
+
+def test_unknown_functional_name_says_where_names_come_from():
+    with pytest.raises(AttributeError, match="no operator 'no_such_op'"):
+        ops.functional.no_such_op
+
+
+class _BrokenPlugin:
+    Broken = OpDef("BrokenForTest", (Arg("x"),), infer=elementwise())
+
+    @hookimpl
+    def ms_register_primitives(self, registry):
+        registry.add_primitive(self.Broken)
+
+    @hookimpl
+    def ms_register_kernels(self, registry):
+        def kernel(x):
+            raise FloatingPointError("boom")
+
+        registry.add_kernel(self.Broken, "CPU", kernel)
+
+
+def test_a_failing_kernel_is_reported_as_an_operator_bug_with_its_inputs():
+    registry.register_plugin(_BrokenPlugin(), "broken-test")
+    try:
+        with pytest.raises(OpError, match=r"BrokenForTest: kernel failed on inputs "
+                                          r"\(TensorSpec\(\(2,\), Float32\),\): FloatingPointError"):
+            _BrokenPlugin.Broken(Tensor(np.ones(2, np.float32)))
+    finally:
+        registry.unregister_plugin("broken-test")
+
+
+def test_kernel_dtype_support_is_checked_before_running():
+    with pytest.raises(TypeError, match="Sub: input 'x' has dtype Bool"):
+        Tensor(np.array([True])) - Tensor(np.array([False]))
+
+
+def test_ops_reload_after_registry_reset():
+    x = Tensor(np.ones(2, np.float32))
+    registry.reset()
+    np.testing.assert_allclose((x + x).asnumpy(), [2.0, 2.0])
