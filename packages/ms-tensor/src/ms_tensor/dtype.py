@@ -134,16 +134,18 @@ def _promote_strong(a: DType, b: DType) -> DType:
         return a
     ka, kb = _KIND_RANK[a.kind], _KIND_RANK[b.kind]
     if ka != kb:  # the higher category wins whatever its width: int32 + float16 -> float16
-        return a if ka > kb else b
+        hi, lo = (a, b) if ka > kb else (b, a)
+        if hi is complex64 and lo is float64:  # except that complex keeps float64's precision
+            return complex128
+        return hi
     if a.kind == "f":
         if a.bits == b.bits:  # float16 with bfloat16
             return float32
         return a if a.bits > b.bits else b
     if a.kind == "b":
         return a
-    if (a.kind == "u") != (b.kind == "u"):
-        if {a, b} == {uint64, int64}:
-            return int64
+    if (a.kind == "u") != (b.kind == "u") and uint64 in (a, b):
+        return int64  # numpy would answer float64; an integer op stays integer
     return from_numpy(np.promote_types(a.np, b.np))
 
 

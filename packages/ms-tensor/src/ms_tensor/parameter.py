@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor, _to_array
 
 __all__ = ["Parameter", "ParameterTuple"]
@@ -27,6 +28,10 @@ class Parameter(Tensor):
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
         if isinstance(default_input, Tensor):
             data = default_input._data.copy()
+        elif isinstance(default_input, bool):
+            raise ValueError("Parameter: default_input cannot be a bool")
+        elif isinstance(default_input, int):  # MindSpore makes an int parameter int32
+            data = _to_array(default_input, mstype.int32)
         else:
             data = _to_array(default_input, None)
         self._data = data

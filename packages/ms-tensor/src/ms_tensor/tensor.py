@@ -163,7 +163,7 @@ class Tensor:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError(f"only integer Tensors of a single element can be used as an "
                             f"index, got {self.dtype} of shape {self._data.shape}")
-        return int(self._data)
+        return int(self._data.item())
 
     def __complex__(self) -> complex:
         return complex(self.item())
