@@ -1,0 +1,524 @@
+"""Activations: ReLU, GeLU, Sigmoid, Softmax, ... with numerically stable kernels.
+
+Gradient rules are written with operators. Piecewise activations share one mask
+operator, ``ReluGrad(dy, x) = dy * (x > 0)`` (MindSpore's own rule for ReLU): every
+other mask is a sum of shifted copies of it (``0 < x <= 6`` is ``(x > 0) - (x > 6)``),
+so their rules need no comparison or select operator and still differentiate again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ms_ops.defs import array, reduction
+from ms_ops.defs.arithmetic import Add, Div, Mul, Neg, Sub
+from ms_ops.dispatch import unary_method
+from ms_ops.infer import check_dtype, normalize_axes, normalize_axis
+from ms_ops.opdef import FLOATS, NUMBERS, Arg, Attr, OpDef, TensorSpec
+from ms_tensor import dtype as mstype
+
+RELU_TYPES = NUMBERS | {mstype.bool_}
+
+
+def _unary(dtypes):
+    """Inference of a one-input activation: same shape and dtype, dtype checked."""
+
+    def infer(x, **_attrs):
+        check_dtype("input", x, dtypes)
+        return TensorSpec(x.shape, x.dtype)
+
+    return infer
+
+
+def _compute(x):
+    """Half-precision inputs (float16, bfloat16) are computed in float32; dispatch casts
+    the result back to the input's dtype."""
+    return x.astype(np.float32) if x.dtype.itemsize < 4 else x
+
+
+def _as_float(x):
+    """Integer inputs of activations that accept them are computed in float64."""
+    return x.astype(np.float64) if x.dtype.kind in "biu" else _compute(x)
+
+
+# -- the error function, for the exact GeLU ------------------------------------------
+# numpy has no erf; scipy is not a dependency. A Maclaurin series is accurate to 1e-15
+# for |z| < 2, and a continued fraction for erfc to 1e-13 (relative) beyond, which keeps
+# the tiny tail of GeLU at very negative inputs accurate where 1 + erf(z) would cancel.
+_ERF_SERIES = tuple((-1) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(45))
+
+
+def _erf_small(z):
+    z2 = z * z
+    acc = np.zeros_like(z)
+    for c in reversed(_ERF_SERIES):
+        acc = acc * z2 + c
+    return (2 / math.sqrt(math.pi)) * z * acc
+
+
+def _erfc_large(z):
+    f = z.copy()
+    for k in range(40, 0, -1):
+        f = z + (k / 2) / f
+    return np.exp(-z * z) / (math.sqrt(math.pi) * f)
+
+
+def _ndtr(x):
+    """The standard normal CDF, computed in float64."""
+    z = np.atleast_1d(np.asarray(x, np.float64)) / math.sqrt(2.0)
+    small = np.abs(z) < 2
+    out = np.empty_like(z)
+    out[small] = 0.5 + 0.5 * _erf_small(z[small])
+    big = z[~small]
+    tail = 0.5 * _erfc_large(np.abs(big))
+    out[~small] = np.where(big < 0, tail, 1.0 - tail)
+    return out.reshape(np.shape(x))
+
+
+def _normal_pdf(x):
+    x = np.asarray(x, np.float64)
+    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+
+
+def _grad_infer(dy_name):
+    """Inference of ``Grad(dy, x)``: both float, one shape (no broadcasting)."""
+
+    def infer(dy, x):
+        check_dtype(dy_name, dy, FLOATS)
+        check_dtype("x", x, FLOATS)
+        if dy.shape != x.shape:
+            raise ValueError(f"{dy_name} shape {dy.shape} and x shape {x.shape} must be equal")
+        return TensorSpec(dy.shape, dy.dtype)
+
+    return infer
+
+
+# -- definitions -----------------------------------------------------------------------
+_IN = (Arg("input"),)
+_X = (Arg("x"),)
+
+ReLU = OpDef("ReLU", _IN, infer=_unary(RELU_TYPES), doc="max(input, 0), elementwise.")
+ReLU6 = OpDef("ReLU6", _X, infer=_unary(FLOATS), doc="min(max(x, 0), 6), elementwise.")
+ReluGrad = OpDef("ReluGrad", (Arg("y_backprop"), Arg("x")), infer=_grad_infer("y_backprop"),
+                 nondiff_inputs=("x",),
+                 doc="y_backprop * (x > 0): ReLU's gradient and the mask piecewise rules share.")
+Sigmoid = OpDef("Sigmoid", _IN, infer=_unary(FLOATS), doc="1 / (1 + exp(-input)), stably.")
+Tanh = OpDef("Tanh", _IN, infer=_unary(FLOATS), doc="Hyperbolic tangent, elementwise.")
+SiLU = OpDef("SiLU", _IN, infer=_unary(FLOATS), doc="input * sigmoid(input) (swish).")
+FastGeLU = OpDef("FastGeLU", _X, infer=_unary(FLOATS),
+                 doc="x * sigmoid(1.702 x): MindSpore's fast GeLU approximation.")
+Softsign = OpDef("Softsign", _X, infer=_unary(FLOATS), doc="x / (1 + |x|), elementwise.")
+HSwish = OpDef("HSwish", _IN, infer=_unary(NUMBERS), doc="input * relu6(input + 3) / 6.")
+HSigmoid = OpDef("HSigmoid", _IN, infer=_unary(NUMBERS), doc="relu6(input + 3) / 6.")
+
+
+def _gelu_infer(x, approximate="tanh"):
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _unary(FLOATS)(x)
+
+
+GeLU = OpDef("GeLU", _IN, (Attr("approximate", "tanh"),), infer=_gelu_infer,
+             doc="input * Phi(input); ``approximate='tanh'`` (the Primitive's default, as in "
+                 "MindSpore) uses the tanh formula, ``'none'`` the exact erf form.")
+GeLUErfGrad = OpDef("GeLUErfGrad", (Arg("dy"), Arg("x")), infer=_grad_infer("dy"),
+                    doc="dy * (Phi(x) + x * phi(x)): the gradient of the exact (erf) GeLU.")
+
+
+def _softmax_infer(x, axis=-1):
+    check_dtype("input", x, FLOATS)
+    normalize_axes(axis, x.ndim)
+    return TensorSpec(x.shape, x.dtype)
+
+
+def _log_softmax_infer(x, axis=-1):
+    check_dtype("logits", x, FLOATS)
+    normalize_axis(axis, x.ndim)
+    return TensorSpec(x.shape, x.dtype)
+
+
+Softmax = OpDef("Softmax", _IN, (Attr("axis", -1),), infer=_softmax_infer,
+                doc="exp(x) / sum(exp(x)) over ``axis`` (an int or a tuple of ints).")
+LogSoftmax = OpDef("LogSoftmax", (Arg("logits"),), (Attr("axis", -1),),
+                   infer=_log_softmax_infer, doc="x - log(sum(exp(x))) over ``axis``.")
+
+
+def _number_attr(name, value):
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"{name!r} must be a number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def _elu_infer(x, alpha=1.0):
+    _number_attr("alpha", alpha)
+    return _unary(FLOATS)(x)
+
+
+def _leaky_infer(x, alpha=0.2):
+    _number_attr("alpha", alpha)
+    return _unary(NUMBERS)(x)
+
+
+def _softplus_infer(x, beta=1, threshold=20):
+    if _number_attr("beta", beta) == 0:
+        raise ValueError("'beta' cannot be 0")
+    _number_attr("threshold", threshold)
+    return _unary(FLOATS)(x)
+
+
+def _shrink_infer(x, lambd=0.5):
+    if _number_attr("lambd", lambd) < 0:
+        raise ValueError(f"'lambd' must be >= 0, got {lambd}")
+    return _unary(FLOATS)(x)
+
+
+Elu = OpDef("Elu", (Arg("input_x"),), (Attr("alpha", 1.0),), infer=_elu_infer,
+            doc="x for x > 0, alpha * (exp(x) - 1) otherwise (any alpha, not only 1.0).")
+LeakyReLU = OpDef("LeakyReLU", _IN, (Attr("alpha", 0.2),), infer=_leaky_infer,
+                  doc="x for x > 0, alpha * x otherwise.")
+Softplus = OpDef("Softplus", _IN, (Attr("beta", 1), Attr("threshold", 20)),
+                 infer=_softplus_infer,
+                 doc="log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.")
+HShrink = OpDef("HShrink", _IN, (Attr("lambd", 0.5),), infer=_shrink_infer,
+                doc="x where |x| > lambd, else 0.")
+SoftShrink = OpDef("SoftShrink", _IN, (Attr("lambd", 0.5),), infer=_shrink_infer,
+                   doc="x - lambd where x > lambd, x + lambd where x < -lambd, else 0.")
+
+
+def _prelu_infer(x, weight):
+    check_dtype("input", x, FLOATS)
+    check_dtype("weight", weight, FLOATS)
+    if x.dtype is not weight.dtype:
+        raise TypeError(f"input dtype {x.dtype} and weight dtype {weight.dtype} differ")
+    channels = x.shape[1] if x.ndim >= 2 else 1
+    size = math.prod(weight.shape)
+    if weight.ndim > 1 or size not in (1, channels):
+        raise ValueError(f"weight shape {weight.shape} must be 1-d with 1 or {channels} "
+                         f"elements (the channels of input shape {x.shape})")
+    return TensorSpec(x.shape, x.dtype)
+
+
+PReLU = OpDef("PReLU", (Arg("input"), Arg("weight")), infer=_prelu_infer,
+              doc="x for x > 0, weight[c] * x otherwise; c is the channel (axis 1).")
+
+
+# -- CPU kernels -------------------------------------------------------------------------
+def relu_cpu(x):
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+def relu6_cpu(x):
+    return np.clip(x, 0, 6)
+
+
+def relu_grad_cpu(dy, x):
+    return np.where(x > 0, dy, np.zeros((), dy.dtype))
+
+
+def sigmoid_cpu(x):
+    x = _compute(x)
+    e = np.exp(-np.abs(x))  # never overflows; picks the branch that cannot cancel
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def tanh_cpu(x):
+    return np.tanh(_compute(x))
+
+
+def silu_cpu(x):
+    x = _compute(x)
+    return x * sigmoid_cpu(x)
+
+
+def fast_gelu_cpu(x):
+    x = _compute(x)
+    return x * sigmoid_cpu(1.702 * x)
+
+
+_GELU_K = math.sqrt(2 / math.pi)
+
+
+def _gelu_tanh(x):
+    with np.errstate(over="ignore"):  # x**3 overflows for |x| > 1e12; tanh saturates anyway
+        return 0.5 * x * (1 + np.tanh(_GELU_K * (x + 0.044715 * x ** 3)))
+
+
+def gelu_cpu(x, approximate="tanh"):
+    x = _compute(x)
+    if approximate == "tanh":
+        return _gelu_tanh(x)
+    return x * _ndtr(x)
+
+
+def gelu_erf_grad_cpu(dy, x):
+    x64 = np.asarray(x, np.float64)
+    return dy * (_ndtr(x64) + x64 * _normal_pdf(x64))
+
+
+def softsign_cpu(x):
+    x = _compute(x)
+    return x / (1 + np.abs(x))
+
+
+def hswish_cpu(x):
+    x = _as_float(x)
+    return x * np.clip(x + 3, 0, 6) / 6
+
+
+def hsigmoid_cpu(x):
+    return np.clip(_as_float(x) + 3, 0, 6) / 6
+
+
+def _axes(axis, ndim):
+    """Softmax's axes; a 0-d input has none (its softmax is 1)."""
+    return normalize_axes(axis, ndim) if ndim else ()
+
+
+def softmax_cpu(x, axis=-1):
+    x = _compute(x)
+    axes = _axes(axis, x.ndim)
+    e = np.exp(x - np.max(x, axis=axes, keepdims=True))
+    return e / np.sum(e, axis=axes, keepdims=True)
+
+
+def log_softmax_cpu(logits, axis=-1):
+    x = _compute(logits)
+    axes = _axes(axis, x.ndim)
+    shifted = x - np.max(x, axis=axes, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axes, keepdims=True))
+
+
+def elu_cpu(x, alpha=1.0):
+    x = _compute(x)
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def leaky_relu_cpu(x, alpha=0.2):
+    x = _as_float(x)
+    return np.where(x > 0, x, alpha * x)
+
+
+def softplus_cpu(x, beta=1, threshold=20):
+    x = _compute(x)
+    bx = beta * x
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
+def hshrink_cpu(x, lambd=0.5):
+    return np.where(np.abs(x) > lambd, x, np.zeros((), x.dtype))
+
+
+def softshrink_cpu(x, lambd=0.5):
+    x = _compute(x)
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0))
+
+
+def _channel_shape(size, ndim):
+    """The shape that makes PReLU's weight broadcast along axis 1 of a ``ndim``-d input."""
+    return (size,) + (1,) * (ndim - 2) if ndim >= 2 else (size,)
+
+
+def prelu_cpu(x, weight):
+    return np.where(x > 0, x, weight.reshape(_channel_shape(weight.size, x.ndim)) * x)
+
+
+# -- gradient rules ------------------------------------------------------------------
+def _mask(dy, x, shift=0.0):
+    """dy * (x > shift), by ReluGrad."""
+    return ReluGrad(dy, Sub(x, shift) if shift else x)
+
+
+def relu_bprop(x, out, dout):
+    return (ReluGrad(dout, out),)
+
+
+def relu_grad_bprop(dy, x, out, dout):
+    return (ReluGrad(dout, x), None)
+
+
+def relu6_bprop(x, out, dout):
+    return (Sub(_mask(dout, x), _mask(dout, x, 6.0)),)
+
+
+def sigmoid_bprop(x, out, dout):
+    return (Mul(dout, Mul(out, Sub(1.0, out))),)
+
+
+def tanh_bprop(x, out, dout):
+    return (Mul(dout, Sub(1.0, Mul(out, out))),)
+
+
+def _swish_grad(x, scale, dout):
+    """d/dx of x * sigmoid(scale x), times dout."""
+    s = Sigmoid(Mul(x, scale) if scale != 1.0 else x)
+    inner = Add(1.0, Mul(Mul(x, scale), Sub(1.0, s)))
+    return Mul(dout, Mul(s, inner))
+
+
+def silu_bprop(x, out, dout):
+    return (_swish_grad(x, 1.0, dout),)
+
+
+def fast_gelu_bprop(x, out, dout):
+    return (_swish_grad(x, 1.702, dout),)
+
+
+def gelu_bprop(x, out, dout, approximate="tanh"):
+    if approximate == "none":
+        return (GeLUErfGrad(dout, x),)
+    # out = 0.5 x (1 + t), t = tanh(k (x + c x^3))
+    x2 = Mul(x, x)
+    t = Tanh(Mul(Mul(x, Add(1.0, Mul(x2, 0.044715))), _GELU_K))
+    du = Mul(Add(1.0, Mul(x2, 3 * 0.044715)), _GELU_K)
+    grad = Add(Mul(Add(1.0, t), 0.5), Mul(Mul(Mul(x, 0.5), Sub(1.0, Mul(t, t))), du))
+    return (Mul(dout, grad),)
+
+
+def _exp_neg(a):
+    """exp(-a) for a >= 0, as sigmoid(-a) / sigmoid(a): exact, and built from ops we own."""
+    return Div(Sigmoid(Neg(a)), Sigmoid(a))
+
+
+def gelu_erf_grad_bprop(dy, x, out, dout):
+    # d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2)
+    x2 = Mul(x, x)
+    pdf = Mul(_exp_neg(Mul(x2, 0.5)), 1 / math.sqrt(2 * math.pi))
+    return (GeLUErfGrad(dout, x), Mul(Mul(dout, dy), Mul(pdf, Sub(2.0, x2))))
+
+
+def _abs(x):
+    return Add(ReLU(x), ReLU(Neg(x)))
+
+
+def softsign_bprop(x, out, dout):
+    d = Add(1.0, _abs(x))
+    return (Div(dout, Mul(d, d)),)
+
+
+def hsigmoid_bprop(x, out, dout):
+    return (Div(Sub(_mask(dout, x, -3.0), _mask(dout, x, 3.0)), 6.0),)
+
+
+def hswish_bprop(x, out, dout):
+    # d/dx [x hsigmoid(x)] = hsigmoid(x) + x * hsigmoid'(x)
+    inner = hsigmoid_bprop(x, None, Mul(dout, x))[0]
+    return (Add(Mul(dout, HSigmoid(x)), inner),)
+
+
+def softmax_bprop(x, out, dout, axis=-1):
+    s = reduction.ReduceSum(Mul(dout, out), _axes(axis, x.ndim), keep_dims=True)
+    return (Mul(out, Sub(dout, s)),)
+
+
+def log_softmax_bprop(x, out, dout, axis=-1):
+    s = reduction.ReduceSum(dout, _axes(axis, x.ndim), keep_dims=True)
+    return (Sub(dout, Mul(Softmax(x, axis=axis), s)),)
+
+
+def elu_bprop(x, out, dout, alpha=1.0):
+    pos = _mask(dout, x)
+    return (Add(pos, Mul(Sub(dout, pos), Add(out, alpha))),)
+
+
+def leaky_relu_bprop(x, out, dout, alpha=0.2):
+    pos = _mask(dout, x)
+    return (Add(pos, Mul(Sub(dout, pos), alpha)),)
+
+
+def softplus_bprop(x, out, dout, beta=1, threshold=20):
+    bx = Mul(x, beta)
+    # sigmoid(bx) below the threshold, exactly 1 above it (where softplus returns x)
+    return (Add(Mul(dout, Sigmoid(bx)), _mask(Mul(dout, Sigmoid(Neg(bx))), bx, threshold)),)
+
+
+def _shrink_mask(dout, x, lambd):
+    """dout * (|x| > lambd)."""
+    return Add(_mask(dout, x, lambd), _mask(dout, Neg(x), lambd))
+
+
+def hshrink_bprop(x, out, dout, lambd=0.5):
+    return (_shrink_mask(dout, x, lambd),)
+
+
+def softshrink_bprop(x, out, dout, lambd=0.5):
+    return (_shrink_mask(dout, x, lambd),)
+
+
+def prelu_bprop(x, weight, out, dout):
+    pos = _mask(dout, x)
+    neg = Sub(dout, pos)
+    w = array.Reshape(weight, _channel_shape(math.prod(weight.shape), x.ndim))
+    dx = Add(pos, Mul(neg, w))
+    dw = Mul(neg, x)
+    if weight.shape and weight.shape[0] > 1 and x.ndim >= 2:
+        axes = (0,) + tuple(range(2, x.ndim))
+        dw = reduction.ReduceSum(dw, axes, keep_dims=False)
+    else:
+        dw = reduction.ReduceSum(dw, (), keep_dims=False)
+    return (dx, array.Reshape(dw, weight.shape))
+
+
+# -- functional forms with MindSpore's own signatures ---------------------------------------
+def gelu(input, approximate="none"):
+    """GeLU with the exact erf form by default (``ops.gelu``); ``'tanh'`` approximates.
+
+    >>> ops.gelu(Tensor([1.0])).asnumpy()
+    array([0.8413447], dtype=float32)
+    """
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return GeLU(input, approximate=approximate)
+
+
+def softmax(input, axis=-1, *, dtype=None):
+    """Softmax over ``axis``; ``dtype`` casts the input first.
+
+    >>> ops.softmax(Tensor([0.0, 0.0])).asnumpy()
+    array([0.5, 0.5], dtype=float32)
+    """
+    if dtype is not None:
+        input = array.Cast(input, dtype)
+    return Softmax(input, axis=axis)
+
+
+def _softmax_method(self, axis=-1, dtype=None):
+    return softmax(self, axis, dtype=dtype)
+
+
+def _hardshrink_method(self, lambd=0.5):
+    return HShrink(self, lambd=lambd)
+
+
+PRIMITIVES = (ReLU, ReLU6, ReluGrad, Sigmoid, Tanh, SiLU, FastGeLU, GeLU, GeLUErfGrad, Softsign,
+              HSwish, HSigmoid, Softmax, LogSoftmax, Elu, LeakyReLU, Softplus, HShrink,
+              SoftShrink, PReLU)
+CPU_KERNELS = {
+    ReLU: (relu_cpu, RELU_TYPES), ReLU6: (relu6_cpu, FLOATS), ReluGrad: (relu_grad_cpu, FLOATS),
+    Sigmoid: (sigmoid_cpu, FLOATS), Tanh: (tanh_cpu, FLOATS), SiLU: (silu_cpu, FLOATS),
+    FastGeLU: (fast_gelu_cpu, FLOATS), GeLU: (gelu_cpu, FLOATS),
+    GeLUErfGrad: (gelu_erf_grad_cpu, FLOATS), Softsign: (softsign_cpu, FLOATS),
+    HSwish: (hswish_cpu, NUMBERS), HSigmoid: (hsigmoid_cpu, NUMBERS),
+    Softmax: (softmax_cpu, FLOATS), LogSoftmax: (log_softmax_cpu, FLOATS),
+    Elu: (elu_cpu, FLOATS), LeakyReLU: (leaky_relu_cpu, NUMBERS),
+    Softplus: (softplus_cpu, FLOATS), HShrink: (hshrink_cpu, FLOATS),
+    SoftShrink: (softshrink_cpu, FLOATS), PReLU: (prelu_cpu, FLOATS),
+}
+BPROPS = {
+    ReLU: relu_bprop, ReluGrad: relu_grad_bprop, ReLU6: relu6_bprop, Sigmoid: sigmoid_bprop,
+    Tanh: tanh_bprop, SiLU: silu_bprop, FastGeLU: fast_gelu_bprop, GeLU: gelu_bprop,
+    GeLUErfGrad: gelu_erf_grad_bprop, Softsign: softsign_bprop, HSwish: hswish_bprop,
+    HSigmoid: hsigmoid_bprop, Softmax: softmax_bprop, LogSoftmax: log_softmax_bprop,
+    Elu: elu_bprop, LeakyReLU: leaky_relu_bprop, Softplus: softplus_bprop,
+    HShrink: hshrink_bprop, SoftShrink: softshrink_bprop, PReLU: prelu_bprop,
+}
+FUNCTIONS = {
+    "relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "silu": SiLU,
+    "fast_gelu": FastGeLU, "gelu": gelu, "softsign": Softsign, "hardswish": HSwish,
+    "hardsigmoid": HSigmoid, "softmax": softmax, "log_softmax": LogSoftmax, "elu": Elu,
+    "leaky_relu": LeakyReLU, "softplus": Softplus, "hardshrink": HShrink,
+    "softshrink": SoftShrink, "prelu": PReLU,
+}
+TENSOR_METHODS = {"sigmoid": unary_method(Sigmoid), "tanh": unary_method(Tanh),
+                  "softmax": _softmax_method, "hardshrink": _hardshrink_method}
