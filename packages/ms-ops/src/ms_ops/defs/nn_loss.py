@@ -1,0 +1,566 @@
+"""Losses: the softmax cross-entropy family (Cython), NLLLoss, BinaryCrossEntropy,
+BCEWithLogitsLoss, SmoothL1Loss, and MindSpore's functional losses built on them.
+
+``SoftmaxCrossEntropyWithLogits`` and ``SparseSoftmaxCrossEntropyWithLogits`` run fused
+kernels from ``kernels/_loss.pyx`` (log-softmax, loss and gradient in one pass per row);
+the ``*_reference`` functions here are their numpy twins, which the tests hold them to.
+Labels are data, so a label out of range is found by the kernel, not by inference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.defs import array
+from ms_ops.defs.arithmetic import Add, Div, Mul, Neg, Sub
+from ms_ops.defs.reduction import ReduceSum
+from ms_ops.infer import broadcast_shapes, check_dtype, check_rank, shape_text
+from ms_ops.kernels import _loss
+from ms_ops.opdef import FLOATS, INTS, Arg, Attr, OpDef, TensorSpec
+from ms_tensor.tensor import Tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+_LOG_EPS = 1e-12  # BinaryCrossEntropy clamps log(x) and log(1 - x) at log(1e-12), as MindSpore
+
+
+# -- inference -------------------------------------------------------------------------
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+
+
+def _check_same_shape(name, spec, ref_name, ref):
+    if spec.shape != ref.shape:
+        raise ValueError(f"{name} shape {shape_text(spec.shape)} must equal {ref_name} shape "
+                         f"{shape_text(ref.shape)}")
+
+
+def _check_broadcasts_to(name, spec, ref_name, ref):
+    if broadcast_shapes(spec, ref, names=(name, ref_name)) != ref.shape:
+        raise ValueError(f"{name} shape {shape_text(spec.shape)} must broadcast to {ref_name} "
+                         f"shape {shape_text(ref.shape)}")
+
+
+def _check_logits_2d(logits):
+    check_dtype("logits", logits, FLOATS)
+    check_rank("logits", logits, 2)
+    if logits.shape[1] == 0:
+        raise ValueError(f"logits shape {shape_text(logits.shape)} has no classes")
+
+
+def _sce_infer(logits, labels):
+    _check_logits_2d(logits)
+    check_dtype("labels", labels, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    return TensorSpec(logits.shape[:1], logits.dtype), TensorSpec(logits.shape, logits.dtype)
+
+
+def _sparse_sce_infer(logits, labels, is_grad=False):
+    _check_logits_2d(logits)
+    check_dtype("labels", labels, INTS)
+    if labels.shape != logits.shape[:1]:
+        raise ValueError(f"labels shape {shape_text(labels.shape)} must be (N,) = "
+                         f"({logits.shape[0]},) for logits shape {shape_text(logits.shape)}")
+    if not isinstance(is_grad, bool):
+        raise TypeError(f"'is_grad' must be a bool, got {type(is_grad).__name__} {is_grad!r}")
+    return TensorSpec(logits.shape if is_grad else (), logits.dtype)
+
+
+def _nll_shapes(logits, labels, weight):
+    check_dtype("logits", logits, FLOATS)
+    check_dtype("labels", labels, INTS)
+    check_dtype("weight", weight, FLOATS)
+    if logits.ndim < 2:
+        raise ValueError(f"logits must be (N, C) or (N, C, d1, ...), got shape "
+                         f"{shape_text(logits.shape)}")
+    want = logits.shape[:1] + logits.shape[2:]
+    if labels.shape != want:
+        raise ValueError(f"labels shape {shape_text(labels.shape)} must be {shape_text(want)} "
+                         f"for logits shape {shape_text(logits.shape)}")
+    if weight.shape != logits.shape[1:2]:
+        raise ValueError(f"weight shape {shape_text(weight.shape)} must be "
+                         f"({logits.shape[1]},), one per class of logits shape "
+                         f"{shape_text(logits.shape)}")
+    return want
+
+
+def _nll_infer(logits, labels, weight, reduction="mean", ignore_index=-100):
+    _check_reduction(reduction)
+    per_item = _nll_shapes(logits, labels, weight)
+    return (TensorSpec(per_item if reduction == "none" else (), logits.dtype),
+            TensorSpec((), weight.dtype))
+
+
+def _nll_grad_infer(logits, loss_grad, labels, weight, total_weight, reduction="mean",
+                    ignore_index=-100):
+    _check_reduction(reduction)
+    per_item = _nll_shapes(logits, labels, weight)
+    want = per_item if reduction == "none" else ()
+    if loss_grad.shape != want:
+        raise ValueError(f"loss_grad shape {shape_text(loss_grad.shape)} must be "
+                         f"{shape_text(want)} for reduction {reduction!r}")
+    return TensorSpec(logits.shape, logits.dtype)
+
+
+def _reduced(spec, reduction):
+    return TensorSpec(spec.shape if reduction == "none" else (), spec.dtype)
+
+
+def _bce_infer(logits, labels, weight, reduction="mean"):
+    _check_reduction(reduction)
+    for name, s in (("logits", logits), ("labels", labels), ("weight", weight)):
+        check_dtype(name, s, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    _check_broadcasts_to("weight", weight, "logits", logits)
+    return _reduced(logits, reduction)
+
+
+def _bce_with_logits_infer(logits, label, weight, pos_weight, reduction="mean"):
+    _check_reduction(reduction)
+    for name, s in (("logits", logits), ("label", label), ("weight", weight),
+                    ("pos_weight", pos_weight)):
+        check_dtype(name, s, FLOATS)
+    _check_same_shape("label", label, "logits", logits)
+    _check_broadcasts_to("weight", weight, "logits", logits)
+    _check_broadcasts_to("pos_weight", pos_weight, "logits", logits)
+    return _reduced(logits, reduction)
+
+
+def _smooth_l1_infer(logits, labels, beta=1.0, reduction="none"):
+    _check_reduction(reduction)
+    check_dtype("logits", logits, FLOATS)
+    check_dtype("labels", labels, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:
+        raise ValueError(f"beta must be a number > 0, got {beta!r}")
+    return _reduced(logits, reduction)
+
+
+_REDUCTION = Attr("reduction", "mean")
+
+SoftmaxCrossEntropyWithLogits = OpDef(
+    "SoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
+    infer=_sce_infer, promote="common", nondiff_inputs=("labels",),
+    doc="""Cross-entropy of ``softmax(logits)`` against dense ``labels``, both (N, C).
+
+    Outputs ``(loss, backprop)``: ``loss`` (N,) is ``-sum(labels * log_softmax(logits))`` per
+    row and ``backprop`` (N, C) is ``softmax(logits) - labels``, the gradient when each
+    label row sums to 1. ``labels`` take no gradient (MindSpore's rule returns zeros).
+    """)
+
+SparseSoftmaxCrossEntropyWithLogits = OpDef(
+    "SparseSoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
+    (Attr("is_grad", False),), infer=_sparse_sce_infer, nondiff_inputs=("labels",),
+    doc="""Mean cross-entropy of ``softmax(logits)`` (N, C) against class indices
+    ``labels`` (N,), a 0-d tensor; with ``is_grad=True`` it returns the gradient of that
+    mean instead, ``(softmax(logits) - one_hot(labels)) / N``. Labels must lie in [0, C).
+    """)
+
+NLLLoss = OpDef(
+    "NLLLoss", (Arg("logits"), Arg("labels"), Arg("weight")),
+    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_infer,
+    nondiff_inputs=("labels", "weight"),
+    doc="""Negative log-likelihood: ``-weight[t] * logits[n, t]`` for each target ``t``,
+    reduced (``'mean'`` divides by the total weight of the counted targets).
+
+    ``logits`` is (N, C) or (N, C, d1, ...) (MindSpore's primitive takes (N, C); the extra
+    dimensions serve ``ops.nll_loss``), ``labels`` has its shape without C. Targets equal
+    to ``ignore_index`` count for nothing. Outputs ``(loss, total_weight)``.
+    """)
+
+NLLLossGrad = OpDef(
+    "NLLLossGrad",
+    (Arg("logits"), Arg("loss_grad"), Arg("labels"), Arg("weight"), Arg("total_weight")),
+    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_grad_infer,
+    nondiff_inputs=("labels", "weight", "total_weight"),
+    doc="Gradient of NLLLoss's loss with respect to ``logits``, given ``loss_grad``.")
+
+BinaryCrossEntropy = OpDef(
+    "BinaryCrossEntropy", (Arg("logits"), Arg("labels"), Arg("weight")), (_REDUCTION,),
+    infer=_bce_infer, promote="common", nondiff_inputs=("labels", "weight"),
+    doc="""``-weight * (labels * log(logits) + (1 - labels) * log(1 - logits))`` for
+    probabilities ``logits``, each log clamped at log(1e-12), then reduced.
+
+    ``weight`` is required here (it broadcasts to ``logits``); ``ops.binary_cross_entropy``
+    supplies ones when it is omitted. ``labels`` and ``weight`` take no gradient.
+    """)
+
+BCEWithLogitsLoss = OpDef(
+    "BCEWithLogitsLoss", (Arg("logits"), Arg("label"), Arg("weight"), Arg("pos_weight")),
+    (_REDUCTION,), infer=_bce_with_logits_infer, promote="common",
+    nondiff_inputs=("label", "weight", "pos_weight"),
+    doc="""Binary cross-entropy of ``sigmoid(logits)`` against ``label``, computed from
+    the logits without overflow: ``weight * (pos_weight * label * softplus(-logits)
+    + (1 - label) * softplus(logits))``, then reduced. ``weight`` and ``pos_weight``
+    broadcast to ``logits``; only ``logits`` takes a gradient.
+    """)
+
+SmoothL1Loss = OpDef(
+    "SmoothL1Loss", (Arg("logits"), Arg("labels")),
+    (Attr("beta", 1.0), Attr("reduction", "none")), infer=_smooth_l1_infer, promote="common",
+    doc="""``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta``, with
+    ``d = logits - labels``; then reduced (``'none'`` by default, as in MindSpore).""")
+
+
+# -- kernels ---------------------------------------------------------------------------
+def _work(a):
+    """float32/float64 stay; float16 and bfloat16 are computed in float32."""
+    return np.ascontiguousarray(a if a.dtype in (np.float32, np.float64) else
+                                a.astype(np.float32))
+
+
+def _check_labels(labels, n_classes, ignore_index=None):
+    bad = (labels < 0) | (labels >= n_classes)
+    if ignore_index is not None:
+        bad &= labels != ignore_index
+    if bad.any():
+        at = np.argwhere(bad)[0]
+        raise ValueError(f"labels must lie in [0, {n_classes}), got {labels[tuple(at)]} at "
+                         f"index {tuple(int(i) for i in at)}")
+
+
+def softmax_cross_entropy_cpu(logits, labels):
+    x = _work(logits)
+    return _loss.softmax_cross_entropy(x, np.ascontiguousarray(labels, dtype=x.dtype))
+
+
+def sparse_softmax_cross_entropy_cpu(logits, labels, is_grad=False):
+    _check_labels(labels, logits.shape[1])
+    if labels.dtype not in (np.int32, np.int64):
+        labels = labels.astype(np.int64)
+    return _loss.sparse_softmax_cross_entropy(_work(logits), np.ascontiguousarray(labels),
+                                              is_grad)
+
+
+def _log_softmax_rows(x):
+    shifted = x - x.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def softmax_cross_entropy_reference(logits, labels):
+    """numpy reference of ``_loss.softmax_cross_entropy``."""
+    logp = _log_softmax_rows(logits.astype(np.float64))
+    return ((-(labels * logp).sum(axis=1)).astype(logits.dtype),
+            (np.exp(logp) - labels).astype(logits.dtype))
+
+
+def sparse_softmax_cross_entropy_reference(logits, labels, is_grad):
+    """numpy reference of ``_loss.sparse_softmax_cross_entropy``."""
+    logp = _log_softmax_rows(logits.astype(np.float64))
+    rows = np.arange(logits.shape[0])
+    if is_grad:
+        grad = np.exp(logp)
+        grad[rows, labels] -= 1.0
+        return (grad / logits.shape[0]).astype(logits.dtype)
+    return np.asarray(-logp[rows, labels].mean(), dtype=logits.dtype)
+
+
+def _reduce_np(loss, reduction):
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def _picked(labels, ignore_index, weight):
+    """Safe class indices (ignored targets point at class 0) and their weights (0 if ignored)."""
+    keep = labels != ignore_index
+    safe = np.where(keep, labels, 0).astype(np.intp)
+    return safe, weight[safe] * keep
+
+
+def nll_loss_cpu(logits, labels, weight, reduction="mean", ignore_index=-100):
+    _check_labels(labels, logits.shape[1], ignore_index)
+    safe, w = _picked(labels, ignore_index, weight)
+    loss = -w * np.take_along_axis(logits, safe[:, None], axis=1)[:, 0]
+    total = w.sum()
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return loss.sum() / total, total
+    return (loss if reduction == "none" else loss.sum()), total
+
+
+def nll_loss_grad_cpu(logits, loss_grad, labels, weight, total_weight, reduction="mean",
+                      ignore_index=-100):
+    _check_labels(labels, logits.shape[1], ignore_index)
+    safe, w = _picked(labels, ignore_index, weight)
+    scale = loss_grad / total_weight if reduction == "mean" else loss_grad
+    grad = np.zeros(logits.shape, np.result_type(logits, loss_grad))
+    np.put_along_axis(grad, safe[:, None], (-w * scale)[:, None], axis=1)
+    return grad
+
+
+def binary_cross_entropy_cpu(logits, labels, weight, reduction="mean"):
+    with np.errstate(divide="ignore"):
+        log_x = np.log(np.maximum(logits, _LOG_EPS))
+        log_1mx = np.log(np.maximum(1.0 - logits, _LOG_EPS))
+    return _reduce_np(-weight * (labels * log_x + (1.0 - labels) * log_1mx), reduction)
+
+
+def _softplus_np(z):
+    return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
+
+
+def bce_with_logits_cpu(logits, label, weight, pos_weight, reduction="mean"):
+    loss = weight * (pos_weight * label * _softplus_np(-logits)
+                     + (1.0 - label) * _softplus_np(logits))
+    return _reduce_np(loss, reduction)
+
+
+def smooth_l1_loss_cpu(logits, labels, beta=1.0, reduction="none"):
+    d = logits - labels
+    ad = np.abs(d)
+    return _reduce_np(np.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+
+
+# -- gradient rules --------------------------------------------------------------------
+def _zeros_for(d, like):
+    """A zero cotangent for an output nothing downstream used (``None``)."""
+    return Tensor(np.zeros(like.shape, like.dtype.np)) if d is None else d
+
+
+def _spread(dout, like, reduction):
+    """The cotangent of a reduced loss, as one value per element of ``like``."""
+    if reduction == "none":
+        return dout
+    if reduction == "mean":
+        dout = Mul(dout, 1.0 / like.size)
+    return array.BroadcastTo(dout, like.shape)
+
+
+def softmax_cross_entropy_bprop(logits, labels, out, dout):
+    """d loss / d logits = p * sum(labels) - labels with p = softmax(logits), which is
+    ``backprop`` when labels sum to 1; d backprop / d logits is the softmax Jacobian."""
+    d_loss, d_back = (_zeros_for(d, o) for d, o in zip(dout, out))
+    p = Add(out[1], labels)
+    mass = ReduceSum(labels, (1,), keep_dims=True)
+    grad = Mul(array.Reshape(d_loss, (-1, 1)), Sub(Mul(p, mass), labels))
+    grad = Add(grad, Mul(p, Sub(d_back, ReduceSum(Mul(d_back, p), (1,),
+                                                            keep_dims=True))))
+    return grad, None
+
+
+def sparse_softmax_cross_entropy_bprop(logits, labels, out, dout, is_grad=False):
+    if not is_grad:
+        return Mul(SparseSoftmaxCrossEntropyWithLogits(logits, labels, is_grad=True), dout), None
+    from ms_ops.defs import activation
+
+    # out = (p - one_hot) / N: its derivative is the softmax Jacobian over N
+    p = activation.Softmax(logits, axis=-1)
+    jvp = Mul(p, Sub(dout, ReduceSum(Mul(dout, p), (1,), keep_dims=True)))
+    return Mul(jvp, 1.0 / logits.shape[0]), None
+
+
+def nll_loss_bprop(logits, labels, weight, out, dout, reduction="mean", ignore_index=-100):
+    d_loss = _zeros_for(dout[0], out[0])
+    grad = NLLLossGrad(logits, d_loss, labels, weight, out[1], reduction=reduction,
+                       ignore_index=ignore_index)
+    return grad, None, None
+
+
+def nll_loss_grad_bprop(logits, loss_grad, labels, weight, total_weight, out, dout,
+                        reduction="mean", ignore_index=-100):
+    # the gradient is linear in loss_grad, with the same coefficients as NLLLoss itself
+    g = NLLLoss(dout, labels, weight, reduction=reduction, ignore_index=ignore_index)[0]
+    return Tensor(np.zeros(logits.shape, logits.dtype.np)), g, None, None, None
+
+
+def binary_cross_entropy_bprop(logits, labels, weight, out, dout, reduction="mean"):
+    from ms_ops.defs import arithmetic
+
+    x = logits
+    denom = arithmetic.Maximum(Mul(x, Sub(1.0, x)), _LOG_EPS)
+    grad = Mul(Mul(weight, Div(Sub(x, labels), denom)), _spread(dout, x, reduction))
+    return grad, None, None
+
+
+def bce_with_logits_bprop(logits, label, weight, pos_weight, out, dout, reduction="mean"):
+    from ms_ops.defs import activation
+
+    # d/dx = weight * (sigmoid(x) * (1 - y + pos_weight * y) - pos_weight * y)
+    py = Mul(pos_weight, label)
+    coef = Sub(Mul(activation.Sigmoid(logits), Add(Sub(1.0, label), py)), py)
+    return Mul(Mul(weight, coef), _spread(dout, logits, reduction)), None, None, None
+
+
+def smooth_l1_loss_bprop(logits, labels, out, dout, beta=1.0, reduction="none"):
+    from ms_ops.defs import arithmetic
+
+    slope = arithmetic.Minimum(arithmetic.Maximum(Mul(Sub(logits, labels), 1.0 / beta), -1.0),
+                               1.0)
+    grad = Mul(slope, _spread(dout, logits, reduction))
+    return grad, Neg(grad)
+
+
+# -- functional forms ------------------------------------------------------------------
+def _check_functional_reduction(who, reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{who}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+
+
+def _reduce(loss, reduction):
+    if reduction == "none":
+        return loss
+    total = ReduceSum(loss, ())
+    return Mul(total, 1.0 / loss.size) if reduction == "mean" else total
+
+
+def _full(shape, like, value):
+    return Tensor(np.full(shape, value, like.dtype.np))
+
+
+def _per_class(weight, ndim):
+    """A (C,) tensor shaped to broadcast over axis 1 of an ``ndim``-d input."""
+    return array.Reshape(weight, (1, -1) + (1,) * (ndim - 2))
+
+
+def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
+             label_smoothing=0.0):
+    """Negative log-likelihood of log-probabilities ``inputs`` (N, C) or (N, C, d1, ...)
+    for class indices ``target`` (N,) or (N, d1, ...).
+
+    With ``label_smoothing`` ``s`` the loss is ``(1 - s) * nll + s / C * smooth``, where
+    ``smooth`` is ``-sum_c weight[c] * inputs[:, c]``, reduced like ``nll`` (the mean
+    divides both by the total weight of the counted targets).
+
+    >>> nll_loss(ops.log_softmax(logits, 1), target)
+    """
+    _check_functional_reduction("nll_loss", reduction)
+    if inputs.ndim < 2:
+        raise ValueError(f"nll_loss: inputs must be (N, C) or (N, C, d1, ...), got shape "
+                         f"{inputs.shape}")
+    n_classes = inputs.shape[1]
+    weight = _full((n_classes,), inputs, 1.0) if weight is None else weight
+    loss, total = NLLLoss(inputs, target, weight, reduction=reduction, ignore_index=ignore_index)
+    if not label_smoothing:
+        return loss
+    from ms_ops.defs import comparison
+
+    counted = array.Cast(comparison.NotEqual(target, ignore_index), inputs.dtype)
+    smooth = Neg(Mul(ReduceSum(Mul(inputs, _per_class(weight, inputs.ndim)), (1,)),
+                     counted))
+    if reduction != "none":
+        smooth = ReduceSum(smooth, ())
+        if reduction == "mean":
+            smooth = Div(smooth, total)
+    return Add(Mul(loss, 1.0 - label_smoothing), Mul(smooth, label_smoothing / n_classes))
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross-entropy between ``softmax(input)`` over axis 1 and ``target``.
+
+    ``input`` is (C,), (N, C) or (N, C, d1, ...). ``target`` holds class indices (an
+    integer tensor shaped like ``input`` without C) or class probabilities (a float tensor
+    shaped like ``input``). ``weight`` (C,) rescales classes; ``label_smoothing`` mixes the
+    target with the uniform distribution.
+
+    >>> cross_entropy(logits, Tensor([1, 0, 3], int32))
+    """
+    from ms_ops.defs import activation
+
+    _check_functional_reduction("cross_entropy", reduction)
+    if input.ndim == 1:
+        # one sample: the batch of one is squeezed away again by the reduction or below
+        loss = cross_entropy(array.Reshape(input, (1, -1)),
+                             array.Reshape(target, (1,) + target.shape), weight,
+                             ignore_index, reduction, label_smoothing)
+        return array.Reshape(loss, ()) if reduction == "none" else loss
+    log_p = activation.LogSoftmax(input, axis=1)
+    if target.dtype not in FLOATS:
+        return nll_loss(log_p, target, weight, ignore_index, reduction, label_smoothing)
+    if target.shape != input.shape:
+        raise ValueError(f"cross_entropy: class-probability target shape {target.shape} must "
+                         f"equal input shape {input.shape}")
+    n_classes = input.shape[1]
+    if label_smoothing:
+        target = Add(Mul(target, 1.0 - label_smoothing), label_smoothing / n_classes)
+    if weight is not None:
+        target = Mul(target, _per_class(weight, input.ndim))
+    picked = Mul(log_p, target)
+    if reduction == "none":
+        return Neg(ReduceSum(picked, (1,)))
+    total = Neg(ReduceSum(picked, ()))
+    return Mul(total, n_classes / input.size) if reduction == "mean" else total
+
+
+def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``logits`` against ``labels`` (see
+    BinaryCrossEntropy); ``weight`` defaults to ones.
+
+    >>> binary_cross_entropy(Tensor([0.3, 0.9]), Tensor([0.0, 1.0]))
+    """
+    _check_functional_reduction("binary_cross_entropy", reduction)
+    weight = _full((), logits, 1.0) if weight is None else weight
+    return BinaryCrossEntropy(logits, labels, weight, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
+                                     reduction="mean"):
+    """Binary cross-entropy of ``sigmoid(input)`` against ``target`` (see
+    BCEWithLogitsLoss); ``weight`` and ``pos_weight`` default to ones.
+
+    >>> binary_cross_entropy_with_logits(Tensor([0.5, -1.0]), Tensor([1.0, 0.0]))
+    """
+    _check_functional_reduction("binary_cross_entropy_with_logits", reduction)
+    weight = _full((), input, 1.0) if weight is None else weight
+    pos_weight = _full((), input, 1.0) if pos_weight is None else pos_weight
+    return BCEWithLogitsLoss(input, target, weight, pos_weight, reduction=reduction)
+
+
+def mse_loss(input, target, reduction="mean"):
+    """Squared error ``(input - target)**2`` (broadcasting), reduced.
+
+    >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))  # (0 + 4) / 2
+    """
+    _check_functional_reduction("mse_loss", reduction)
+    d = Sub(input, target)
+    return _reduce(Mul(d, d), reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    """Absolute error ``|input - target|`` (broadcasting), reduced.
+
+    >>> l1_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))  # (0 + 2) / 2
+    """
+    from ms_ops.defs import arithmetic
+
+    _check_functional_reduction("l1_loss", reduction)
+    return _reduce(arithmetic.Abs(Sub(input, target)), reduction)
+
+
+def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
+    """Smooth L1 (Huber-like) loss; see SmoothL1Loss. Not reduced by default.
+
+    >>> smooth_l1_loss(Tensor([0.0, 3.0]), Tensor([0.5, 0.0]))  # [0.125, 2.5]
+    """
+    _check_functional_reduction("smooth_l1_loss", reduction)
+    return SmoothL1Loss(input, target, beta=float(beta), reduction=reduction)
+
+
+PRIMITIVES = (SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, NLLLoss,
+              NLLLossGrad, BinaryCrossEntropy, BCEWithLogitsLoss, SmoothL1Loss)
+CPU_KERNELS = {
+    SoftmaxCrossEntropyWithLogits: (softmax_cross_entropy_cpu, FLOATS),
+    SparseSoftmaxCrossEntropyWithLogits: (sparse_softmax_cross_entropy_cpu, None),
+    NLLLoss: (nll_loss_cpu, None),
+    NLLLossGrad: (nll_loss_grad_cpu, None),
+    BinaryCrossEntropy: (binary_cross_entropy_cpu, FLOATS),
+    BCEWithLogitsLoss: (bce_with_logits_cpu, FLOATS),
+    SmoothL1Loss: (smooth_l1_loss_cpu, FLOATS),
+}
+BPROPS = {
+    SoftmaxCrossEntropyWithLogits: softmax_cross_entropy_bprop,
+    SparseSoftmaxCrossEntropyWithLogits: sparse_softmax_cross_entropy_bprop,
+    NLLLoss: nll_loss_bprop,
+    NLLLossGrad: nll_loss_grad_bprop,
+    BinaryCrossEntropy: binary_cross_entropy_bprop,
+    BCEWithLogitsLoss: bce_with_logits_bprop,
+    SmoothL1Loss: smooth_l1_loss_bprop,
+}
+FUNCTIONS = {
+    "cross_entropy": cross_entropy, "nll_loss": nll_loss,
+    "binary_cross_entropy": binary_cross_entropy,
+    "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
+    "mse_loss": mse_loss, "l1_loss": l1_loss, "smooth_l1_loss": smooth_l1_loss,
+}
+TENSOR_METHODS = {}
