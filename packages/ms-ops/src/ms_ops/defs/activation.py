@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ms_ops.defs import array, reduction
-from ms_ops.defs.arithmetic import Add, Div, Mul, Neg, Sub
+from ms_ops.defs import array, math_unary, reduction
+from ms_ops.defs.arithmetic import Abs, Add, Div, Mul, Neg, Sub
 from ms_ops.dispatch import unary_method
 from ms_ops.infer import check_dtype, normalize_axes, normalize_axis
 from ms_ops.opdef import FLOATS, NUMBERS, Arg, Attr, OpDef, TensorSpec
@@ -43,56 +43,12 @@ def _as_float(x):
     return x.astype(np.float64) if x.dtype.kind in "biu" else _compute(x)
 
 
-# -- the error function, for the exact GeLU ------------------------------------------
-# numpy has no erf; scipy is not a dependency. A Maclaurin series is accurate to 1e-15
-# for |z| < 2, and a continued fraction for erfc to 1e-13 (relative) beyond, which keeps
-# the tiny tail of GeLU at very negative inputs accurate where 1 + erf(z) would cancel.
-_ERF_SERIES = tuple((-1) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(45))
-
-
-def _erf_small(z):
-    z2 = z * z
-    acc = np.zeros_like(z)
-    for c in reversed(_ERF_SERIES):
-        acc = acc * z2 + c
-    return (2 / math.sqrt(math.pi)) * z * acc
-
-
-def _erfc_large(z):
-    f = z.copy()
-    for k in range(40, 0, -1):
-        f = z + (k / 2) / f
-    return np.exp(-z * z) / (math.sqrt(math.pi) * f)
-
-
-def _ndtr(x):
-    """The standard normal CDF, computed in float64."""
-    z = np.atleast_1d(np.asarray(x, np.float64)) / math.sqrt(2.0)
-    small = np.abs(z) < 2
-    out = np.empty_like(z)
-    out[small] = 0.5 + 0.5 * _erf_small(z[small])
-    big = z[~small]
-    tail = 0.5 * _erfc_large(np.abs(big))
-    out[~small] = np.where(big < 0, tail, 1.0 - tail)
-    return out.reshape(np.shape(x))
-
-
-def _normal_pdf(x):
-    x = np.asarray(x, np.float64)
-    return np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-
-
-def _grad_infer(dy_name):
-    """Inference of ``Grad(dy, x)``: both float, one shape (no broadcasting)."""
-
-    def infer(dy, x):
-        check_dtype(dy_name, dy, FLOATS)
-        check_dtype("x", x, FLOATS)
-        if dy.shape != x.shape:
-            raise ValueError(f"{dy_name} shape {dy.shape} and x shape {x.shape} must be equal")
-        return TensorSpec(dy.shape, dy.dtype)
-
-    return infer
+def _relu_grad_infer(dy, x):
+    check_dtype("y_backprop", dy, FLOATS)
+    check_dtype("x", x, FLOATS)
+    if dy.shape != x.shape:
+        raise ValueError(f"y_backprop shape {dy.shape} and x shape {x.shape} must be equal")
+    return TensorSpec(dy.shape, dy.dtype)
 
 
 # -- definitions -----------------------------------------------------------------------
@@ -101,7 +57,7 @@ _X = (Arg("x"),)
 
 ReLU = OpDef("ReLU", _IN, infer=_unary(RELU_TYPES), doc="max(input, 0), elementwise.")
 ReLU6 = OpDef("ReLU6", _X, infer=_unary(FLOATS), doc="min(max(x, 0), 6), elementwise.")
-ReluGrad = OpDef("ReluGrad", (Arg("y_backprop"), Arg("x")), infer=_grad_infer("y_backprop"),
+ReluGrad = OpDef("ReluGrad", (Arg("y_backprop"), Arg("x")), infer=_relu_grad_infer,
                  nondiff_inputs=("x",),
                  doc="y_backprop * (x > 0): ReLU's gradient and the mask piecewise rules share.")
 Sigmoid = OpDef("Sigmoid", _IN, infer=_unary(FLOATS), doc="1 / (1 + exp(-input)), stably.")
@@ -123,8 +79,6 @@ def _gelu_infer(x, approximate="tanh"):
 GeLU = OpDef("GeLU", _IN, (Attr("approximate", "tanh"),), infer=_gelu_infer,
              doc="input * Phi(input); ``approximate='tanh'`` (the Primitive's default, as in "
                  "MindSpore) uses the tanh formula, ``'none'`` the exact erf form.")
-GeLUErfGrad = OpDef("GeLUErfGrad", (Arg("dy"), Arg("x")), infer=_grad_infer("dy"),
-                    doc="dy * (Phi(x) + x * phi(x)): the gradient of the exact (erf) GeLU.")
 
 
 def _softmax_infer(x, axis=-1):
@@ -238,6 +192,7 @@ def fast_gelu_cpu(x):
 
 
 _GELU_K = math.sqrt(2 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
 
 
 def _gelu_tanh(x):
@@ -249,12 +204,10 @@ def gelu_cpu(x, approximate="tanh"):
     x = _compute(x)
     if approximate == "tanh":
         return _gelu_tanh(x)
-    return x * _ndtr(x)
-
-
-def gelu_erf_grad_cpu(dy, x):
-    x64 = np.asarray(x, np.float64)
-    return dy * (_ndtr(x64) + x64 * _normal_pdf(x64))
+    # Phi(x) = erfc(-x / sqrt 2) / 2 keeps the tail for very negative x, where
+    # 1 + erf(x / sqrt 2) would cancel to nothing.
+    x64 = x.astype(np.float64)
+    return x64 * 0.5 * math_unary.erfc_cpu(x64 * -_SQRT_HALF)
 
 
 def softsign_cpu(x):
@@ -367,7 +320,10 @@ def fast_gelu_bprop(x, out, dout):
 
 def gelu_bprop(x, out, dout, approximate="tanh"):
     if approximate == "none":
-        return (GeLUErfGrad(dout, x),)
+        # d/dx [x Phi(x)] = Phi(x) + x phi(x)
+        cdf = Mul(math_unary.Erfc(Mul(x, -_SQRT_HALF)), 0.5)
+        pdf = Mul(math_unary.Exp(Mul(Mul(x, x), -0.5)), 1 / math.sqrt(2 * math.pi))
+        return (Mul(dout, Add(cdf, Mul(x, pdf))),)
     # out = 0.5 x (1 + t), t = tanh(k (x + c x^3))
     x2 = Mul(x, x)
     t = Tanh(Mul(Mul(x, Add(1.0, Mul(x2, 0.044715))), _GELU_K))
@@ -376,24 +332,8 @@ def gelu_bprop(x, out, dout, approximate="tanh"):
     return (Mul(dout, grad),)
 
 
-def _exp_neg(a):
-    """exp(-a) for a >= 0, as sigmoid(-a) / sigmoid(a): exact, and built from ops we own."""
-    return Div(Sigmoid(Neg(a)), Sigmoid(a))
-
-
-def gelu_erf_grad_bprop(dy, x, out, dout):
-    # d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2)
-    x2 = Mul(x, x)
-    pdf = Mul(_exp_neg(Mul(x2, 0.5)), 1 / math.sqrt(2 * math.pi))
-    return (GeLUErfGrad(dout, x), Mul(Mul(dout, dy), Mul(pdf, Sub(2.0, x2))))
-
-
-def _abs(x):
-    return Add(ReLU(x), ReLU(Neg(x)))
-
-
 def softsign_bprop(x, out, dout):
-    d = Add(1.0, _abs(x))
+    d = Add(1.0, Abs(x))
     return (Div(dout, Mul(d, d)),)
 
 
@@ -491,14 +431,14 @@ def _hardshrink_method(self, lambd=0.5):
     return HShrink(self, lambd=lambd)
 
 
-PRIMITIVES = (ReLU, ReLU6, ReluGrad, Sigmoid, Tanh, SiLU, FastGeLU, GeLU, GeLUErfGrad, Softsign,
+PRIMITIVES = (ReLU, ReLU6, ReluGrad, Sigmoid, Tanh, SiLU, FastGeLU, GeLU, Softsign,
               HSwish, HSigmoid, Softmax, LogSoftmax, Elu, LeakyReLU, Softplus, HShrink,
               SoftShrink, PReLU)
 CPU_KERNELS = {
     ReLU: (relu_cpu, RELU_TYPES), ReLU6: (relu6_cpu, FLOATS), ReluGrad: (relu_grad_cpu, FLOATS),
     Sigmoid: (sigmoid_cpu, FLOATS), Tanh: (tanh_cpu, FLOATS), SiLU: (silu_cpu, FLOATS),
     FastGeLU: (fast_gelu_cpu, FLOATS), GeLU: (gelu_cpu, FLOATS),
-    GeLUErfGrad: (gelu_erf_grad_cpu, FLOATS), Softsign: (softsign_cpu, FLOATS),
+    Softsign: (softsign_cpu, FLOATS),
     HSwish: (hswish_cpu, NUMBERS), HSigmoid: (hsigmoid_cpu, NUMBERS),
     Softmax: (softmax_cpu, FLOATS), LogSoftmax: (log_softmax_cpu, FLOATS),
     Elu: (elu_cpu, FLOATS), LeakyReLU: (leaky_relu_cpu, NUMBERS),
@@ -508,7 +448,7 @@ CPU_KERNELS = {
 BPROPS = {
     ReLU: relu_bprop, ReluGrad: relu_grad_bprop, ReLU6: relu6_bprop, Sigmoid: sigmoid_bprop,
     Tanh: tanh_bprop, SiLU: silu_bprop, FastGeLU: fast_gelu_bprop, GeLU: gelu_bprop,
-    GeLUErfGrad: gelu_erf_grad_bprop, Softsign: softsign_bprop, HSwish: hswish_bprop,
+    Softsign: softsign_bprop, HSwish: hswish_bprop,
     HSigmoid: hsigmoid_bprop, Softmax: softmax_bprop, LogSoftmax: log_softmax_bprop,
     Elu: elu_bprop, LeakyReLU: leaky_relu_bprop, Softplus: softplus_bprop,
     HShrink: hshrink_bprop, SoftShrink: softshrink_bprop, PReLU: prelu_bprop,
