@@ -85,7 +85,7 @@ def test_result_type_folds_over_many():
     assert result_type(float16, bfloat16, WEAK_FLOAT) is float32
 
 
-@pytest.mark.parametrize("a,b", itertools.combinations_with_replacement(mstype.all_types, 2),
+@pytest.mark.parametrize("a,b", list(itertools.combinations_with_replacement(mstype.all_types, 2)),
                          ids=lambda v: str(v))
 def test_promotion_is_symmetric_and_never_narrows(a, b):
     r = promote_types(a, b)
