@@ -2,6 +2,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 
 import ms_ops as ops
 from ms_ops.defs import activation as A
@@ -266,3 +269,13 @@ def test_gelu_primitive_defaults_to_tanh_and_functional_to_erf():
 def test_int32_input_of_hswish_and_leaky_relu_infer_int32():
     spec = ops.HSwish().infer(ops.TensorSpec((2,), int32))
     assert spec == ops.TensorSpec((2,), int32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, array_shapes(min_dims=1, max_dims=3, max_side=5),
+              elements=st.floats(-700, 700)), st.floats(-300, 300))
+def test_softmax_sums_to_one_and_ignores_shifts(x, shift):
+    out = ops.softmax(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(out.sum(axis=-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(ops.softmax(Tensor(x + shift)).asnumpy(), out, atol=1e-12)
+    np.testing.assert_allclose(np.exp(ops.log_softmax(Tensor(x)).asnumpy()), out, atol=1e-12)
