@@ -373,3 +373,21 @@ def test_rounding_division_and_sign_have_no_gradient():
     reg = registry.load()
     for op in (A.FloorDiv, A.Sign):
         assert not op.differentiable and reg.bprop(op) is None
+
+
+def test_remainder_and_fmod_are_evaluated_as_mindspore_writes_them():
+    # MindSpore 2.10's ops.remainder / ops.fmod are x - floor_div(x, y) * y and
+    # x - trunc(x / y) * y: bit-identical to those in float32, unlike x % y (FloorMod).
+    rng = np.random.default_rng(9)
+    a = rng.uniform(-30, 30, 500).astype(np.float32)
+    b = (rng.uniform(0.1, 2, 500) * rng.choice([-1, 1], 500)).astype(np.float32)
+    ta, tb = Tensor(a), Tensor(b)
+    np.testing.assert_array_equal(ops.remainder(ta, tb).asnumpy(), a - np.floor(a / b) * b)
+    np.testing.assert_array_equal(ta.remainder(tb).asnumpy(), a - np.floor(a / b) * b)
+    np.testing.assert_array_equal(ops.fmod(ta, tb).asnumpy(), a - np.trunc(a / b) * b)
+    np.testing.assert_array_equal((ta % tb).asnumpy(), np.remainder(a, b))
+    np.testing.assert_array_equal(ops.Mod()(ta, tb).asnumpy(), np.fmod(a, b))
+    ints = Tensor(np.array([5, -7, 0], np.int32))
+    assert ops.remainder(ints, Tensor(np.array([0, 2, 0], np.int32))).tolist() == [5, 1, 0]
+    assert ops.fmod(ints, 2).dtype == int32 and ops.fmod(ints, 2).tolist() == [1, -1, 0]
+    assert ops.fmod(ints, 2.5).dtype == float32 and ops.remainder(ints, 2.5).dtype == float32

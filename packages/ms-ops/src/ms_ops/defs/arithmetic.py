@@ -137,7 +137,7 @@ def sign_cpu(x):
 
 
 def addcmul_cpu(input_data, x1, x2, value):
-    return input_data + value * x1 * x2
+    return input_data + value * (x1 * x2)  # MindSpore's order: bit-identical float32 results
 
 
 @_quiet
@@ -291,6 +291,33 @@ def addn(x):
     return out
 
 
+def remainder(input, other):
+    """``ops.remainder``: input - floor_div(input, other) * other (the sign of ``other``).
+
+    MindSpore evaluates the formula as written rather than with FloorMod, so float results
+    can differ from ``x % y`` in the last bits (and an integer remainder by 0 is ``input``);
+    the same three operators here give its numbers.
+    """
+    return Sub(input, Mul(FloorDiv(input, other), other))
+
+
+def _integral(v) -> bool:
+    return v.dtype.kind in "biu" if isinstance(v, Tensor) else not isinstance(v, float)
+
+
+def fmod(input, other):
+    """``ops.fmod``: input - trunc(input / other) * other (the sign of ``input``).
+
+    Floats are evaluated as MindSpore writes the formula (float32 results carry the
+    rounding of the division); integers use the exact Mod kernel, which agrees with it.
+    """
+    if _integral(input) and _integral(other):
+        return Mod(input, other)
+    from ms_ops.defs import math_unary
+
+    return Sub(input, Mul(math_unary.Trunc(Div(input, other)), other))
+
+
 class AddN:
     """``ops.AddN()(x)``: the Primitive form of :func:`addn` (a chain of Add)."""
 
@@ -422,7 +449,7 @@ FUNCTIONS = {
     "add": Add, "sub": Sub, "subtract": Sub, "mul": Mul, "multiply": Mul,
     "div": Div, "divide": Div, "true_divide": Div, "neg": Neg, "negative": Neg,
     "floor_div": FloorDiv, "floor_divide": FloorDiv, "floor_mod": FloorMod,
-    "remainder": FloorMod, "fmod": Mod, "pow": Pow, "tensor_pow": Pow,
+    "remainder": remainder, "fmod": fmod, "pow": Pow, "tensor_pow": Pow,
     "maximum": Maximum, "minimum": Minimum, "square": Square, "reciprocal": Reciprocal,
     "abs": Abs, "absolute": Abs, "sign": Sign, "addcmul": Addcmul, "addcdiv": Addcdiv,
     "lerp": Lerp, "addn": addn, "AddN": AddN, "clamp": clamp, "clip": clamp,
@@ -434,8 +461,8 @@ TENSOR_METHODS = {
     "__neg__": _neg, "add": _add, "sub": _sub, "mul": _mul, "div": _div, "neg": _neg,
     "__pow__": _pow, "__rpow__": _rpow, "__floordiv__": _floordiv,
     "__rfloordiv__": _rfloordiv, "__mod__": _mod, "__rmod__": _rmod, "__abs__": _abs,
-    "__pos__": _pos, "pow": _pow, "floor_divide": _floordiv, "remainder": _mod,
-    "fmod": binary_method(Mod), "maximum": _maximum, "minimum": _minimum,
+    "__pos__": _pos, "pow": _pow, "floor_divide": _floordiv, "remainder": remainder,
+    "fmod": fmod, "maximum": _maximum, "minimum": _minimum,
     "square": unary_method(Square), "reciprocal": unary_method(Reciprocal), "abs": _abs,
     "absolute": _abs, "sign": unary_method(Sign), "lerp": _lerp, "addcmul": _addcmul,
     "addcdiv": _addcdiv, "clamp": _clamp, "clip": _clamp,
