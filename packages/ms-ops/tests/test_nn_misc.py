@@ -2,17 +2,16 @@ import numpy as np
 import pytest
 
 import ms_ops as ops
-from ms_ops import dispatch
 from ms_ops.defs import nn_misc as M
 from ms_ops.dispatch import OpError
 from ms_ops.testing import check_bprop
-from ms_tensor import Tensor, bfloat16, float16, float32, int32, registry
+from ms_tensor import Tensor, bfloat16, float16, float32, int32, registry, seed
 
 
 @pytest.fixture
 def fixed_masks(monkeypatch):
     """Every unseeded Dropout call draws the same mask, so finite differences see one function."""
-    monkeypatch.setattr(dispatch, "next_generator", lambda *_: np.random.default_rng(7))
+    monkeypatch.setattr(seed, "next_generator", lambda *_: np.random.default_rng(7))
 
 
 # -- Dropout ------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import numpy as np
 
 from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
-from ms_tensor.seed import next_generator
 from ms_tensor.tensor import Tensor, wrap
 
 from ms_ops.opdef import _NO_ATTRS, TENSOR, TensorSpec, dtype_names
@@ -113,7 +112,7 @@ def execute(op, values, attrs, state=None):
     kwargs = plan.kwargs
     if op.stateful:
         if state is None:
-            state = next_generator(attrs.get("seed", 0) or 0, attrs.get("seed2", 0) or 0)
+            state = op.new_generator(attrs)
         kwargs = dict(kwargs, state=state)
     try:
         result = plan.kernel(*arrays, **kwargs)
@@ -129,7 +128,7 @@ def execute(op, values, attrs, state=None):
         d = plan.out
         if type(result) is not _ndarray or result.dtype != d:
             result = np.asarray(result, dtype=d)
-        elif not plan.exact and type(raw[0]) is _ndarray and not any(plan.casts) \
+        elif not plan.exact and raw and type(raw[0]) is _ndarray and not any(plan.casts) \
                 and not op.stateful and not plan.kwargs:
             plan.exact = True
         out = wrap(result)

@@ -98,13 +98,15 @@ class OpDef:
         differentiable: False for operators without a gradient (comparisons, argmax, ...);
             ``nondiff_inputs`` names tensor inputs that take no gradient (indices).
         stateful: the kernel takes ``state=`` (a numpy Generator, for random operators).
+        seed_attrs: the attributes that seed a stateful operator's generator (MindSpore
+            spells them ``seed``/``seed2`` on most operators, ``Seed0``/``Seed1`` on Dropout).
         inplace: index of the input the kernel writes into; the call returns that tensor.
     """
 
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
-                 nondiff_inputs=(), stateful: bool = False, inplace: int | None = None,
-                 doc: str = ""):
+                 nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
+                 inplace: int | None = None, doc: str = ""):
         self.name = name
         self.inputs = tuple(inputs)
         self.attrs = tuple(attrs)
@@ -115,6 +117,7 @@ class OpDef:
         self.differentiable = differentiable
         self.nondiff_inputs = frozenset(nondiff_inputs)
         self.stateful = stateful
+        self.seed_attrs = tuple(seed_attrs)
         self.inplace = inplace
         self.__doc__ = doc or f"The {name} operator."
         self.input_names = tuple(a.name for a in self.inputs)
@@ -190,6 +193,16 @@ class OpDef:
             return execute(self, args, _NO_ATTRS)
         values, attrs = self.bind(args, kwargs)
         return execute(self, values, attrs)
+
+    def new_generator(self, attrs: dict):
+        """A numpy Generator for one stateful call site, seeded from ``seed_attrs``."""
+        from ms_tensor.seed import next_generator
+
+        seeds = [attrs.get(name) or 0 for name in self.seed_attrs]
+        for name, value in zip(self.seed_attrs, seeds):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{self.name}: {name} must be an int, got {value!r}")
+        return next_generator(*seeds[:2])
 
     def run_infer(self, *args, **attrs):
         """Inference with the operator's name put in front of any error it raises."""

@@ -51,10 +51,7 @@ class Primitive:
             values = inputs
         if op.stateful:
             if self._state is None:
-                from ms_tensor.seed import next_generator
-
-                self._state = next_generator(self.attrs.get("seed", 0) or 0,
-                                             self.attrs.get("seed2", 0) or 0)
+                self._state = op.new_generator(self.attrs)
             return execute(op, values, self.attrs, state=self._state)
         return execute(op, values, self.attrs)
 

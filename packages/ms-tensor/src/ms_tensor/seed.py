@@ -27,9 +27,11 @@ def next_generator(seed: int = 0, seed2: int = 0) -> np.random.Generator:
     """A numpy Generator for one random operator or initializer.
 
     With the global seed set, the n-th generator created after ``set_seed`` is the same in
-    every run; an explicit non-zero ``seed``/``seed2`` pins it regardless of creation order.
+    every run; an explicit positive ``seed``/``seed2`` pins it regardless of creation order
+    (zero or negative means "not set", as MindSpore's -1 default does).
     """
     global _counter
+    seed, seed2 = max(seed, 0), max(seed2, 0)
     if seed or seed2:
         return np.random.default_rng([_global_seed or 0, seed, seed2])
     if _global_seed is None:

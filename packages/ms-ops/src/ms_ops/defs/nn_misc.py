@@ -41,7 +41,7 @@ def _dropout_infer(x, keep_prob=0.5, Seed0=0, Seed1=0):
 
 Dropout = OpDef("Dropout", (Arg("x"),), (Attr("keep_prob", 0.5), Attr("Seed0", 0),
                                          Attr("Seed1", 0)),
-                infer=_dropout_infer, stateful=True,
+                infer=_dropout_infer, stateful=True, seed_attrs=("Seed0", "Seed1"),
                 doc="Zero each element with probability 1 - keep_prob and scale the rest by "
                     "1 / keep_prob; returns (output, mask).")
 

@@ -153,22 +153,12 @@ RandpermV2 = _random("RandpermV2", (Arg("n", STATIC),),
 
 # -- CPU kernels (``offset`` is Philox's stream offset in MindSpore; numpy's
 # Generators need none, so the kernels accept it and ignore it) ---------------------------
-def _through_other_dtype(a):
-    """``a`` in another dtype that converts back to ``a.dtype`` exactly.
-
-    Dispatch's fast-path check reads the first tensor input, which operators without
-    tensor inputs do not have; a result whose dtype differs from the inferred one takes
-    dispatch's converting path instead. Drop this once dispatch guards that check.
-    """
-    return a.astype(np.float64 if a.dtype != np.float64 else np.int64)
-
-
 def standard_normal_cpu(shape, seed=0, seed2=0, *, state):
-    return _through_other_dtype(state.standard_normal(tuple(shape), dtype=np.float32))
+    return state.standard_normal(tuple(shape), dtype=np.float32)
 
 
 def uniform_real_cpu(shape, seed=0, seed2=0, *, state):
-    return _through_other_dtype(state.random(tuple(shape), dtype=np.float32))
+    return state.random(tuple(shape), dtype=np.float32)
 
 
 def uniform_int_cpu(minval, maxval, shape, seed=0, seed2=0, *, state):
@@ -234,7 +224,7 @@ def random_shuffle_cpu(x, seed=0, seed2=0, *, state):
 
 
 def randperm_cpu(n, seed=0, offset=0, dtype=mstype.int64, *, state):
-    return _through_other_dtype(state.permutation(n).astype(dtype.np))
+    return state.permutation(n).astype(dtype.np)
 
 
 # -- functional forms (MindSpore 2.x signatures) -----------------------------------------
