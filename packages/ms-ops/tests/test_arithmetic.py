@@ -391,3 +391,26 @@ def test_remainder_and_fmod_are_evaluated_as_mindspore_writes_them():
     assert ops.remainder(ints, Tensor(np.array([0, 2, 0], np.int32))).tolist() == [5, 1, 0]
     assert ops.fmod(ints, 2).dtype == int32 and ops.fmod(ints, 2).tolist() == [1, -1, 0]
     assert ops.fmod(ints, 2.5).dtype == float32 and ops.remainder(ints, 2.5).dtype == float32
+
+
+_NEW_OPS = [op for op in A.PRIMITIVES if op not in (A.Add, A.Sub, A.Mul, A.Div, A.Neg)]
+
+
+@pytest.mark.parametrize("op", [op for op in _NEW_OPS if len(op.inputs) > 1], ids=lambda o: o.name)
+def test_every_multi_input_op_rejects_unbroadcastable_shapes(op):
+    extra = [Tensor(np.ones(1))] * (len(op.inputs) - 2)
+    args = [Tensor(np.ones((2, 3))), Tensor(np.ones(2)), *extra]
+    with pytest.raises(ValueError, match=rf"{op.name}: \w+ shape \(2, 3\) and \w+ shape \(2,\)"):
+        op(*args)
+
+
+@pytest.mark.parametrize("op", [op for op in _NEW_OPS if len(op.inputs) == 1], ids=lambda o: o.name)
+def test_every_unary_op_rejects_complex_input(op):
+    with pytest.raises(TypeError, match=rf"{op.name}: input 'x' has dtype Complex64"):
+        op(Tensor(np.array([1j], np.complex64)))
+
+
+@pytest.mark.parametrize("op", _NEW_OPS, ids=lambda o: o.name)
+def test_every_op_takes_0d_tensors(op):
+    out = op(*[Tensor(np.array(0.5))] * len(op.inputs))
+    assert out.shape == () and out.dtype == float64

@@ -192,3 +192,22 @@ def test_exactly_one_of_less_equal_greater_holds(a, b):
     assert (count == 1).all()
     assert ((x <= y) == ((x < y) | (x == y))).asnumpy().all()
     assert ((x != y) == ~(x == y)).asnumpy().all()
+
+
+@pytest.mark.parametrize("op", [op for op in C.PRIMITIVES if len(op.inputs) == 2], ids=_ids)
+def test_every_binary_op_rejects_unbroadcastable_shapes(op):
+    with pytest.raises(ValueError, match=rf"{op.name}: x shape \(2, 3\) and y shape \(2,\)"):
+        op(Tensor(np.ones((2, 3), np.int32)), Tensor(np.ones(2, np.int32)))
+
+
+@pytest.mark.parametrize("op", [op for op in C.PRIMITIVES if len(op.inputs) == 1], ids=_ids)
+def test_every_unary_op_rejects_non_tensor_input(op):
+    with pytest.raises(TypeError, match=rf"{op.name}: input 'x' must be a Tensor"):
+        op(object())
+
+
+@pytest.mark.parametrize("op", C.PRIMITIVES, ids=_ids)
+def test_every_op_takes_0d_tensors(op):
+    out = op(*[Tensor(np.array(3, np.int32))] * len(op.inputs))
+    assert out.shape == () and out.dtype == (int32 if op in (C.BitwiseAnd, C.BitwiseOr,
+                                                             C.BitwiseXor) else bool_)

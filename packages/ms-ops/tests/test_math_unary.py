@@ -157,3 +157,16 @@ def test_functional_class_alias_and_method_reach_one_definition():
     assert ops.ACos.op is ops.acos and ops.arccosh is ops.acosh
     np.testing.assert_array_equal(x.exp().asnumpy(), np.exp(x.asnumpy()))
     np.testing.assert_array_equal(x.atan2(x).asnumpy(), np.arctan2(x.asnumpy(), x.asnumpy()))
+
+
+@pytest.mark.parametrize("op", [r[0] for r in RECORDS] + [M.Atan2], ids=_ids)
+def test_every_float_function_rejects_complex_input(op):
+    args = [Tensor(np.array([1j], np.complex64))] * len(op.inputs)
+    with pytest.raises(TypeError, match=rf"{op.name}: input 'x' has dtype Complex64"):
+        op(*args)
+
+
+@pytest.mark.parametrize("op", M.PRIMITIVES, ids=_ids)
+def test_every_function_takes_0d_tensors(op):
+    out = op(*[Tensor(np.array(1.5))] * sum(a.kind == "tensor" for a in op.inputs))
+    assert out.shape == () and out.dtype == float64

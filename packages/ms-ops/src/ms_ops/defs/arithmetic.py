@@ -125,12 +125,11 @@ def pow_cpu(x, y):
 
 
 def squared_difference_cpu(x, y):
-    d = np.subtract(x, y)
-    return np.multiply(d, d, out=d)
+    return np.square(np.subtract(x, y))
 
 
 def sign_cpu(x):
-    out = np.sign(x)
+    out = np.asarray(np.sign(x))  # an array even for 0-d input, so it can be written
     if x.dtype.kind not in "biu":
         out[np.isnan(out)] = 0
     return out
