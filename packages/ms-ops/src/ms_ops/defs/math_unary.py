@@ -75,8 +75,8 @@ Round = OpDef("Round", (Arg("x"), Arg("decimals", STATIC, 0)), infer=_round_infe
 
 
 # -- kernels ------------------------------------------------------------------------
-# Log, sqrt, the inverse functions and friends give inf/NaN outside their domain, as
-# MindSpore does, without numpy's RuntimeWarnings.
+# Outside their domain (log of 0, sqrt of -1, sin of inf, exp overflowing) the functions
+# give inf/NaN as MindSpore does, without numpy's RuntimeWarnings.
 _quiet = np.errstate(all="ignore")
 
 
@@ -161,11 +161,13 @@ def _erf_parts(x):
     return erf_a, erfc_a
 
 
+@_quiet
 def erf_cpu(x):
     erf_a, _ = _erf_parts(x)
     return np.copysign(erf_a, x).astype(x.dtype)
 
 
+@_quiet
 def erfc_cpu(x):
     erf_a, erfc_a = _erf_parts(x)
     return np.where(np.signbit(x), 1.0 + erf_a, erfc_a).astype(x.dtype)
@@ -298,24 +300,24 @@ def atan2_bprop(x, y, out, dout):
 PRIMITIVES = (Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, ACos,
               Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Erfc, Floor, Ceil, Trunc, Round)
 CPU_KERNELS = {
-    Exp: (np.exp, FLOATS),
-    Exp2: (np.exp2, FLOATS),
-    Expm1: (np.expm1, FLOATS),
+    Exp: (_quietly(np.exp), FLOATS),
+    Exp2: (_quietly(np.exp2), FLOATS),
+    Expm1: (_quietly(np.expm1), FLOATS),
     Log: (_quietly(np.log), FLOATS),
     Log1p: (_quietly(np.log1p), FLOATS),
     Log2: (_quietly(np.log2), FLOATS),
     Log10: (_quietly(np.log10), FLOATS),
     Sqrt: (_quietly(np.sqrt), FLOATS),
     Rsqrt: (rsqrt_cpu, FLOATS),
-    Sin: (np.sin, FLOATS),
-    Cos: (np.cos, FLOATS),
-    Tan: (np.tan, FLOATS),
+    Sin: (_quietly(np.sin), FLOATS),
+    Cos: (_quietly(np.cos), FLOATS),
+    Tan: (_quietly(np.tan), FLOATS),
     Asin: (_quietly(np.arcsin), FLOATS),
     ACos: (_quietly(np.arccos), FLOATS),
     Atan: (np.arctan, FLOATS),
     Atan2: (atan2_cpu, FLOATS),
-    Sinh: (np.sinh, FLOATS),
-    Cosh: (np.cosh, FLOATS),
+    Sinh: (_quietly(np.sinh), FLOATS),
+    Cosh: (_quietly(np.cosh), FLOATS),
     Asinh: (np.arcsinh, FLOATS),
     Acosh: (_quietly(np.arccosh), FLOATS),
     Atanh: (_quietly(np.arctanh), FLOATS),
