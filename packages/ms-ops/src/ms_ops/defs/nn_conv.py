@@ -1,0 +1,410 @@
+"""2-d convolution: Conv2D, its two gradients (Conv2DBackpropInput/Filter), ``ops.conv2d``.
+
+Layout is NCHW (MindSpore's CPU accepts nothing else). The fast kernels turn a chunk of
+images into column matrices (``kernels/_conv.pyx``) and multiply them with numpy's
+matmul (OpenBLAS): ``weight @ col`` comes out in NCHW, ``weight.T @ dout`` is the column
+gradient, ``col @ dout.T`` the filter gradient, so no large buffer is transposed. Chunks
+keep the column buffer in cache. The ``*_ref`` functions are the numpy references.
+
+Conv2D's gradient is Conv2DBackpropInput and Conv2DBackpropFilter; those two are
+differentiated with Conv2D and each other, so gradients of any order exist.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.infer import check_dtype, check_rank
+from ms_ops.kernels import _conv
+from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
+
+_PAD_MODES = ("valid", "same", "pad")
+_COL_BYTES = 1 << 21  # column buffer per chunk: fits in L2 next to the GEMM's panels
+
+
+# -- geometry -----------------------------------------------------------------------
+
+def _pair(name, v, allow_four=False) -> tuple:
+    """An int or (h, w) (or MindSpore's (1, 1, h, w)) as a pair of positive ints."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v, v)
+    v = tuple(v) if isinstance(v, (tuple, list)) else v
+    if allow_four and isinstance(v, tuple) and len(v) == 4:
+        v = v[2:]
+    if not (isinstance(v, tuple) and len(v) == 2
+            and all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in v)):
+        four = " or 4" if allow_four else ""
+        raise ValueError(f"{name} must be a positive int or a tuple of 2{four} positive ints, "
+                         f"got {v!r}")
+    return v
+
+
+def _pad4(pad) -> tuple:
+    if isinstance(pad, int) and not isinstance(pad, bool):
+        pad = (pad,) * 4
+    pad = tuple(pad) if isinstance(pad, (tuple, list)) else pad
+    if not (isinstance(pad, tuple) and len(pad) == 4
+            and all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pad)):
+        raise ValueError(f"pad must be a non-negative int or a tuple of 4 (top, bottom, left, "
+                         f"right), got {pad!r}")
+    return pad
+
+
+class _Geom:
+    """Everything a kernel needs to know about one convolution, derived from the attrs."""
+
+    __slots__ = ("kh", "kw", "sh", "sw", "dh", "dw", "pt", "pb", "pl", "pr", "oh", "ow",
+                 "group")
+
+    def __init__(self, in_hw, kernel, pad_mode, pad, stride, dilation, group, pad_list=None):
+        self.kh, self.kw = kernel
+        self.sh, self.sw = _pair("stride", stride, allow_four=True)
+        self.dh, self.dw = _pair("dilation", dilation, allow_four=True)
+        self.group = group
+        mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+        if mode not in _PAD_MODES:
+            raise ValueError(f"pad_mode must be one of 'valid', 'same', 'pad', got {pad_mode!r}")
+        pads = _pad4(pad)
+        if mode != "pad" and any(pads):
+            raise ValueError(f"pad must be 0 unless pad_mode is 'pad', got pad {pad!r} with "
+                             f"pad_mode {pad_mode!r}")
+        if pad_list is not None and any(_pad4(pad_list)):
+            mode, pads = "pad", _pad4(pad_list)
+        h, w = in_hw
+        ekh, ekw = (self.kh - 1) * self.dh + 1, (self.kw - 1) * self.dw + 1
+        if mode == "same":
+            self.oh, self.ow = -(-h // self.sh), -(-w // self.sw)
+            ph = max(0, (self.oh - 1) * self.sh + ekh - h)
+            pw = max(0, (self.ow - 1) * self.sw + ekw - w)
+            pads = (ph // 2, ph - ph // 2, pw // 2, pw - pw // 2)
+        self.pt, self.pb, self.pl, self.pr = pads
+        hp, wp = h + self.pt + self.pb, w + self.pl + self.pr
+        if hp < ekh or wp < ekw:
+            raise ValueError(f"the kernel {(self.kh, self.kw)} (dilated to {(ekh, ekw)}) is "
+                             f"larger than the padded input {(hp, wp)}")
+        if mode != "same":
+            self.oh, self.ow = (hp - ekh) // self.sh + 1, (wp - ekw) // self.sw + 1
+
+
+def _geometry(x_shape, w_shape, out_channel, kernel_size, mode, pad_mode, pad, stride,
+              dilation, group, data_format, pad_list=None) -> _Geom:
+    """Check one convolution's shapes and attributes; the message names both shapes."""
+    if data_format != "NCHW":
+        raise ValueError(f"data_format {data_format!r} is not supported on CPU, only 'NCHW'")
+    if mode != 1:
+        raise ValueError(f"mode must be 1, got {mode!r}")
+    shapes = f"x shape {tuple(x_shape)} and weight shape {tuple(w_shape)}"
+    kernel = _pair("kernel_size", kernel_size)
+    if not isinstance(group, int) or isinstance(group, bool) or group < 1:
+        raise ValueError(f"group must be a positive int, got {group!r}")
+    if x_shape[1] % group or out_channel % group:
+        raise ValueError(f"group {group} must divide the input channels {x_shape[1]} and "
+                         f"out_channel {out_channel} ({shapes})")
+    if w_shape[0] != out_channel:
+        raise ValueError(f"{shapes}: weight has {w_shape[0]} output channels, out_channel "
+                         f"is {out_channel}")
+    if w_shape[1] * group != x_shape[1]:
+        raise ValueError(f"{shapes} do not match: x has {x_shape[1]} channels, weight expects "
+                         f"{w_shape[1]} x group {group} = {w_shape[1] * group}")
+    if tuple(w_shape[2:]) != kernel:
+        raise ValueError(f"{shapes}: weight's kernel {tuple(w_shape[2:])} is not kernel_size "
+                         f"{kernel}")
+    try:
+        return _Geom(x_shape[2:], kernel, pad_mode, pad, stride, dilation, group, pad_list)
+    except ValueError as e:
+        raise ValueError(f"{shapes}: {e}") from None
+
+
+# -- inference ----------------------------------------------------------------------
+
+def _check_specs(a_name, a, b_name, b):
+    for name, s in ((a_name, a), (b_name, b)):
+        check_dtype(name, s, FLOATS)
+        check_rank(name, s, 4)
+
+
+def _conv2d_infer(x, weight, **attrs):
+    _check_specs("x", x, "weight", weight)
+    g = _geometry(x.shape, weight.shape, **attrs)
+    return TensorSpec((x.shape[0], weight.shape[0], g.oh, g.ow), x.dtype)
+
+
+def _size(name, value) -> tuple:
+    if not (isinstance(value, (tuple, list)) and len(value) == 4
+            and all(isinstance(d, int) and d > 0 for d in value)):
+        raise ValueError(f"{name} must be a tuple of 4 positive ints, got {value!r}")
+    return tuple(value)
+
+
+def _check_dout(dout, x_shape, w_shape, g):
+    want = (x_shape[0], w_shape[0], g.oh, g.ow)
+    if tuple(dout.shape) != want:
+        raise ValueError(f"out_backprop shape {dout.shape} does not match the convolution of "
+                         f"x shape {tuple(x_shape)} with weight shape {tuple(w_shape)}, which "
+                         f"gives {want}")
+
+
+def _backprop_input_infer(dout, weight, input_size, **attrs):
+    _check_specs("out_backprop", dout, "filter", weight)
+    x_shape = _size("input_size", input_size)
+    _check_dout(dout, x_shape, weight.shape, _geometry(x_shape, weight.shape, **attrs))
+    return TensorSpec(x_shape, dout.dtype)
+
+
+def _backprop_filter_infer(dout, x, filter_size, **attrs):
+    _check_specs("out_backprop", dout, "input", x)
+    w_shape = _size("filter_size", filter_size)
+    _check_dout(dout, x.shape, w_shape, _geometry(x.shape, w_shape, **attrs))
+    return TensorSpec(w_shape, dout.dtype)
+
+
+_CONV_ATTRS = (Attr("out_channel"), Attr("kernel_size"), Attr("mode", 1),
+               Attr("pad_mode", "valid"), Attr("pad", 0), Attr("stride", 1),
+               Attr("dilation", 1), Attr("group", 1), Attr("data_format", "NCHW"))
+_GRAD_ATTRS = (Attr("out_channel"), Attr("kernel_size"), Attr("pad_mode", "valid"),
+               Attr("pad", 0), Attr("pad_list", None), Attr("mode", 1), Attr("stride", 1),
+               Attr("dilation", 1), Attr("group", 1), Attr("data_format", "NCHW"))
+
+Conv2D = OpDef(
+    "Conv2D", (Arg("x"), Arg("weight")), _CONV_ATTRS, infer=_conv2d_infer, promote="common",
+    doc="2-d cross-correlation of NCHW ``x`` with ``weight`` (Cout, Cin/group, kh, kw).")
+Conv2DBackpropInput = OpDef(
+    "Conv2DBackpropInput", (Arg("out_backprop"), Arg("filter"), Arg("input_size", STATIC)),
+    _GRAD_ATTRS, infer=_backprop_input_infer, promote="common",
+    doc="Gradient of Conv2D with respect to its input (a transposed convolution).")
+Conv2DBackpropFilter = OpDef(
+    "Conv2DBackpropFilter", (Arg("out_backprop"), Arg("input"), Arg("filter_size", STATIC)),
+    _GRAD_ATTRS, infer=_backprop_filter_infer, promote="common",
+    doc="Gradient of Conv2D with respect to its weight.")
+
+
+# -- numpy references ---------------------------------------------------------------
+
+def _windows(xp, g):
+    """``(N, C, kh*kw, oh, ow)``: what each kernel tap sees in the padded input ``xp``."""
+    taps = [xp[:, :, i * g.dh: i * g.dh + (g.oh - 1) * g.sh + 1: g.sh,
+               j * g.dw: j * g.dw + (g.ow - 1) * g.sw + 1: g.sw]
+            for i in range(g.kh) for j in range(g.kw)]
+    return np.stack(taps, axis=2)
+
+
+def _pad_input(x, g):
+    return np.pad(x, ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr)))
+
+
+def conv2d_ref(x, weight, **attrs):
+    g = _geometry(x.shape, weight.shape, **attrs)
+    n, c = x.shape[:2]
+    cols = _windows(_pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
+    w = weight.reshape(g.group, weight.shape[0] // g.group, -1)
+    out = np.einsum("gok,ngkp->ngop", w, cols)
+    return out.reshape(n, weight.shape[0], g.oh, g.ow)
+
+
+def conv2d_backprop_input_ref(dout, weight, input_size, **attrs):
+    g = _geometry(input_size, weight.shape, **attrs)
+    n, c, h, w_ = input_size
+    co = weight.shape[0]
+    wt = weight.reshape(g.group, co // g.group, -1)
+    d = dout.reshape(n, g.group, co // g.group, g.oh * g.ow)
+    dcol = np.einsum("gok,ngop->ngkp", wt, d).reshape(n, c, g.kh, g.kw, g.oh, g.ow)
+    dxp = np.zeros((n, c, h + g.pt + g.pb, w_ + g.pl + g.pr), dout.dtype)
+    for i in range(g.kh):
+        for j in range(g.kw):
+            dxp[:, :, i * g.dh: i * g.dh + (g.oh - 1) * g.sh + 1: g.sh,
+                j * g.dw: j * g.dw + (g.ow - 1) * g.sw + 1: g.sw] += dcol[:, :, i, j]
+    return dxp[:, :, g.pt: g.pt + h, g.pl: g.pl + w_]
+
+
+def conv2d_backprop_filter_ref(dout, x, filter_size, **attrs):
+    g = _geometry(x.shape, filter_size, **attrs)
+    n = x.shape[0]
+    co = filter_size[0]
+    cols = _windows(_pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
+    d = dout.reshape(n, g.group, co // g.group, g.oh * g.ow)
+    return np.einsum("ngop,ngkp->gok", d, cols).reshape(filter_size)
+
+
+# -- fast kernels (Cython im2col/col2im + BLAS) ------------------------------------
+
+def _compute(*arrays):
+    """Contiguous float32/float64 copies only where needed; half precisions run in float32."""
+    dt = arrays[0].dtype if arrays[0].dtype in (np.float32, np.float64) else np.float32
+    return dt, [np.ascontiguousarray(a, dtype=dt) for a in arrays]
+
+
+def _chunk(n, c, g, itemsize) -> int:
+    per_image = c * g.kh * g.kw * g.oh * g.ow * itemsize
+    return max(1, min(n, _COL_BYTES // max(per_image, 1)))
+
+
+def _args(g):
+    return (g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.oh, g.ow)
+
+
+def _is_pointwise(g):
+    return g.kh == g.kw == g.sh == g.sw == 1 and not (g.pt or g.pb or g.pl or g.pr)
+
+
+def conv2d_cpu(x, weight, **attrs):
+    g = _geometry(x.shape, weight.shape, **attrs)
+    dt, (x, weight) = _compute(x, weight)
+    n, c = x.shape[:2]
+    co, cog, p = weight.shape[0], weight.shape[0] // g.group, g.oh * g.ow
+    w = weight.reshape(g.group, cog, -1)
+    out = np.empty((n, co, g.oh, g.ow), dt)
+    if _is_pointwise(g):  # 1x1 convolution: the input already is the column matrix
+        np.matmul(w, x.reshape(n, g.group, -1, p), out=out.reshape(n, g.group, cog, p))
+        return out
+    nb = _chunk(n, c, g, x.itemsize)
+    col = np.empty((nb, c * g.kh * g.kw, p), dt)
+    for n0 in range(0, n, nb):
+        b = min(nb, n - n0)
+        _conv.im2col(x[n0:n0 + b], col[:b], *_args(g))
+        np.matmul(w, col[:b].reshape(b, g.group, -1, p),
+                  out=out[n0:n0 + b].reshape(b, g.group, cog, p))
+    return out
+
+
+def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
+    g = _geometry(input_size, weight.shape, **attrs)
+    dt, (dout, weight) = _compute(dout, weight)
+    n, c = input_size[:2]
+    cog, p = weight.shape[0] // g.group, g.oh * g.ow
+    wt = weight.reshape(g.group, cog, -1).transpose(0, 2, 1)
+    if _is_pointwise(g):
+        out = np.matmul(wt, dout.reshape(n, g.group, cog, p))
+        return out.reshape(input_size)
+    dx = np.empty(input_size, dt)
+    nb = _chunk(n, c, g, dout.itemsize)
+    col = np.empty((nb, c * g.kh * g.kw, p), dt)
+    for n0 in range(0, n, nb):
+        b = min(nb, n - n0)
+        np.matmul(wt, dout[n0:n0 + b].reshape(b, g.group, cog, p),
+                  out=col[:b].reshape(b, g.group, -1, p))
+        _conv.col2im(col[:b], dx[n0:n0 + b], *_args(g))
+    return dx
+
+
+def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
+    g = _geometry(x.shape, filter_size, **attrs)
+    dt, (dout, x) = _compute(dout, x)
+    n, c = x.shape[:2]
+    cog, p = filter_size[0] // g.group, g.oh * g.ow
+    d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
+    if _is_pointwise(g):
+        dwt = np.matmul(x.reshape(n, g.group, -1, p), d).sum(axis=0)
+    else:
+        nb = _chunk(n, c, g, x.itemsize)
+        col = np.empty((nb, c * g.kh * g.kw, p), dt)
+        dwt = np.zeros((g.group, c // g.group * g.kh * g.kw, cog), dt)
+        for n0 in range(0, n, nb):
+            b = min(nb, n - n0)
+            _conv.im2col(x[n0:n0 + b], col[:b], *_args(g))
+            for k in range(b):  # one GEMM per image; batching them would add a reduction
+                dwt += np.matmul(col[k].reshape(g.group, -1, p), d[n0 + k])
+    return dwt.transpose(0, 2, 1).reshape(filter_size)
+
+
+# -- gradient rules (written with operators, so they differentiate again) ----------
+
+def _conv_attrs(attrs) -> dict:
+    """Conv2D's attributes from a gradient op's, with an explicit pad_list made 'pad'."""
+    a = dict(attrs)
+    pad_list = a.pop("pad_list", None)
+    if pad_list is not None and any(_pad4(pad_list)):
+        a["pad_mode"], a["pad"] = "pad", tuple(pad_list)
+    return a
+
+
+def conv2d_bprop(x, weight, out, dout, **attrs):
+    dx = Conv2DBackpropInput(dout, weight, x.shape, **attrs)
+    dw = Conv2DBackpropFilter(dout, x, weight.shape, **attrs)
+    return dx, dw
+
+
+def conv2d_backprop_input_bprop(g, weight, input_size, out, dout, **attrs):
+    a = _conv_attrs(attrs)
+    return Conv2D(dout, weight, **a), Conv2DBackpropFilter(g, dout, weight.shape, **a), None
+
+
+def conv2d_backprop_filter_bprop(g, x, filter_size, out, dout, **attrs):
+    a = _conv_attrs(attrs)
+    return Conv2D(x, dout, **a), Conv2DBackpropInput(g, dout, x.shape, **a), None
+
+
+# -- functional API -----------------------------------------------------------------
+
+def _add_bias(out, bias, name):
+    from ms_ops.defs import arithmetic, array
+
+    if bias is None:
+        return out
+    if tuple(bias.shape) != (out.shape[1],):
+        raise ValueError(f"{name}: bias shape {tuple(bias.shape)} must be ({out.shape[1]},), "
+                         f"one value per output channel (output shape {out.shape})")
+    return arithmetic.Add(out, array.Reshape(bias, (1, out.shape[1], 1, 1)))
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,
+           groups=1):
+    """2-d convolution of NCHW ``input`` with ``weight`` ``(Cout, Cin/groups, kh, kw)``.
+
+    ``padding`` is an int or ``(ph, pw)`` (used with ``pad_mode='pad'``); the strings
+    ``'same'``/``'valid'`` are accepted in ``padding`` too, as shorthand for ``pad_mode``.
+
+    >>> conv2d(ops.ones((1, 2, 5, 5)), ops.ones((3, 2, 3, 3)), pad_mode="pad", padding=1).shape
+    (1, 3, 5, 5)
+    """
+    if isinstance(padding, str):
+        pad_mode, padding = padding, 0
+    if isinstance(padding, (tuple, list)):
+        if len(padding) != 2:
+            raise ValueError(f"conv2d: padding must be an int or a tuple of 2 ints, got "
+                             f"{padding!r}")
+        padding = (padding[0], padding[0], padding[1], padding[1])
+    out = Conv2D(input, weight, out_channel=weight.shape[0], kernel_size=weight.shape[2:],
+                 pad_mode=pad_mode, pad=padding, stride=stride, dilation=dilation,
+                 group=groups)
+    return _add_bias(out, bias, "conv2d")
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """Transposed 2-d convolution; ``weight`` is ``(Cin, Cout/groups, kh, kw)``.
+
+    The output size is ``(H - 1) * stride - 2 * padding + dilation * (k - 1) +
+    output_padding + 1`` in each spatial dimension.
+
+    >>> conv_transpose2d(ops.ones((1, 4, 3, 3)), ops.ones((4, 2, 3, 3)), stride=2).shape
+    (1, 2, 7, 7)
+    """
+    if len(input.shape) != 4 or len(weight.shape) != 4:
+        raise ValueError(f"conv_transpose2d: input shape {input.shape} and weight shape "
+                         f"{weight.shape} must both be 4-d")
+    sh, sw = _pair("conv_transpose2d: stride", stride)
+    dh, dw = _pair("conv_transpose2d: dilation", dilation)
+    ph, pw = (padding, padding) if isinstance(padding, int) else tuple(padding)
+    oph, opw = (output_padding,) * 2 if isinstance(output_padding, int) else output_padding
+    if not (0 <= oph < max(sh, dh) and 0 <= opw < max(sw, dw)):
+        raise ValueError(f"conv_transpose2d: output_padding {output_padding!r} must be smaller "
+                         f"than stride {stride!r} or dilation {dilation!r}")
+    n, _, h, w = input.shape
+    kh, kw = weight.shape[2:]
+    size = (n, weight.shape[1] * groups, (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1,
+            (w - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1)
+    out = Conv2DBackpropInput(input, weight, size, out_channel=weight.shape[0],
+                              kernel_size=(kh, kw), pad_mode="pad", pad=(ph, ph, pw, pw),
+                              stride=(sh, sw), dilation=(dh, dw), group=groups)
+    return _add_bias(out, bias, "conv_transpose2d")
+
+
+PRIMITIVES = (Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter)
+CPU_KERNELS = {Conv2D: (conv2d_cpu, FLOATS),
+               Conv2DBackpropInput: (conv2d_backprop_input_cpu, FLOATS),
+               Conv2DBackpropFilter: (conv2d_backprop_filter_cpu, FLOATS)}
+BPROPS = {Conv2D: conv2d_bprop, Conv2DBackpropInput: conv2d_backprop_input_bprop,
+          Conv2DBackpropFilter: conv2d_backprop_filter_bprop}
+FUNCTIONS = {"Conv2DTranspose": Conv2DBackpropInput.primitive, "conv2d": conv2d,
+             "conv_transpose2d": conv_transpose2d}
+TENSOR_METHODS = {}

@@ -1,0 +1,118 @@
+"""im2col / col2im for 2-d convolution (NCHW), the data movement around the GEMMs.
+
+The column matrix of one image is ``(C * KH * KW, OH * OW)``: row ``(c, i, j)`` holds the
+input pixels that kernel tap ``(i, j)`` of channel ``c`` sees at every output position.
+With that orientation ``weight (Cout, C*KH*KW) @ col`` is the output image already in
+NCHW order, and ``weight.T @ dout`` is the column gradient, so no big buffer is ever
+transposed.
+
+These loops run on the calling thread, without OpenMP: they sit between GEMMs, and
+OpenBLAS's worker keeps spinning on the other core for a while after each GEMM, so a
+second thread here only fights it (measured: no faster with OMP_WAIT_POLICY=passive,
+25x slower with libgomp's default spinning).
+"""
+
+from cython cimport floating
+from libc.string cimport memcpy, memset
+
+
+cdef inline Py_ssize_t _first_valid(Py_ssize_t offset, Py_ssize_t stride) noexcept nogil:
+    # smallest output index o >= 0 with o * stride + offset >= 0
+    if offset >= 0:
+        return 0
+    return (-offset + stride - 1) // stride
+
+
+cdef inline Py_ssize_t _end_valid(Py_ssize_t offset, Py_ssize_t stride, Py_ssize_t size,
+                                  Py_ssize_t n_out) noexcept nogil:
+    # one past the largest output index o < n_out with o * stride + offset < size
+    cdef Py_ssize_t e
+    if offset >= size:
+        return 0
+    e = (size - offset + stride - 1) // stride
+    return e if e < n_out else n_out
+
+
+cdef void _im2col_plane(const floating* x, floating* col, Py_ssize_t H, Py_ssize_t W,
+                        Py_ssize_t KH, Py_ssize_t KW, Py_ssize_t OH, Py_ssize_t OW,
+                        Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw,
+                        Py_ssize_t pt, Py_ssize_t pl) noexcept nogil:
+    cdef Py_ssize_t i, j, y, ox, ih, off_w, lo, hi
+    cdef floating* row
+    cdef const floating* src
+    for i in range(KH):
+        for j in range(KW):
+            off_w = j * dw - pl
+            lo = _first_valid(off_w, sw)
+            hi = _end_valid(off_w, sw, W, OW)
+            if hi < lo:
+                hi = lo
+            for y in range(OH):
+                row = col + ((i * KW + j) * OH + y) * OW
+                ih = y * sh - pt + i * dh
+                if ih < 0 or ih >= H or lo >= hi:
+                    memset(row, 0, OW * sizeof(floating))
+                    continue
+                if lo > 0:
+                    memset(row, 0, lo * sizeof(floating))
+                src = x + ih * W + off_w
+                if sw == 1:
+                    memcpy(row + lo, src + lo, (hi - lo) * sizeof(floating))
+                else:
+                    for ox in range(lo, hi):
+                        row[ox] = src[ox * sw]
+                if hi < OW:
+                    memset(row + hi, 0, (OW - hi) * sizeof(floating))
+
+
+cdef void _col2im_plane(const floating* col, floating* x, Py_ssize_t H, Py_ssize_t W,
+                        Py_ssize_t KH, Py_ssize_t KW, Py_ssize_t OH, Py_ssize_t OW,
+                        Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw,
+                        Py_ssize_t pt, Py_ssize_t pl) noexcept nogil:
+    cdef Py_ssize_t i, j, y, ox, ih, off_w, lo, hi
+    cdef const floating* row
+    cdef floating* dst
+    memset(x, 0, H * W * sizeof(floating))
+    for i in range(KH):
+        for j in range(KW):
+            off_w = j * dw - pl
+            lo = _first_valid(off_w, sw)
+            hi = _end_valid(off_w, sw, W, OW)
+            for y in range(OH):
+                ih = y * sh - pt + i * dh
+                if ih < 0 or ih >= H:
+                    continue
+                row = col + ((i * KW + j) * OH + y) * OW
+                dst = x + ih * W + off_w
+                if sw == 1:
+                    for ox in range(lo, hi):
+                        dst[ox] += row[ox]
+                else:
+                    for ox in range(lo, hi):
+                        dst[ox * sw] += row[ox]
+
+
+def im2col(const floating[:, :, :, ::1] x, floating[:, :, ::1] col, int kh, int kw,
+           int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow):
+    """Fill ``col[n]`` (``(C*kh*kw, oh*ow)``) with the columns of image ``x[n]``."""
+    cdef Py_ssize_t n_img = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t plane = H * W, rows = kh * kw * oh * ow, t
+    cdef const floating* xp = &x[0, 0, 0, 0]
+    cdef floating* cp = &col[0, 0, 0]
+    with nogil:
+        for t in range(n_img * C):
+            _im2col_plane(xp + t * plane, cp + t * rows, H, W, kh, kw, oh, ow,
+                          sh, sw, dh, dw, pt, pl)
+
+
+def col2im(const floating[:, :, ::1] col, floating[:, :, :, ::1] x, int kh, int kw,
+           int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow):
+    """Overwrite ``x[n]`` with the sum of column gradients ``col[n]`` at their pixels."""
+    cdef Py_ssize_t n_img = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t plane = H * W, rows = kh * kw * oh * ow, t
+    cdef const floating* cp = &col[0, 0, 0]
+    cdef floating* xp = &x[0, 0, 0, 0]
+    with nogil:
+        for t in range(n_img * C):
+            _col2im_plane(cp + t * rows, xp + t * plane, H, W, kh, kw, oh, ow,
+                          sh, sw, dh, dw, pt, pl)
