@@ -1,0 +1,276 @@
+"""Tensor creation: Fill, Zeros, Ones, ZerosLike, OnesLike, Range, Eye, OneHot, and the
+functional forms ``ops.full``, ``ops.zeros``, ``ops.arange``, ``ops.eye``, ``ops.one_hot``...
+
+Shapes, dtypes and Range's bounds are static inputs, so inference knows every output
+shape. Only Fill has a gradient (for its value); the other results are constants.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ms_ops.infer import check_dtype, check_int
+from ms_ops.opdef import ALL, INTS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_tensor import dtype as mstype
+from ms_tensor.tensor import Tensor
+
+
+class _Created(np.ndarray):
+    """A kernel result of an operator without tensor inputs (see ``created``)."""
+
+
+def created(arr: np.ndarray) -> np.ndarray:
+    """Hand back ``arr`` from a kernel of an operator that has no tensor inputs.
+
+    ``dispatch.execute`` decides on its fast path by looking at the first tensor input,
+    which these operators lack; a subclass view makes it convert the result instead
+    (``np.asarray``, no copy) and never reach that check.
+    """
+    return arr.view(_Created)
+
+
+def check_shape(name: str, shape) -> tuple:
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{name} must be an int or a tuple of ints, got {type(shape).__name__}")
+    for d in shape:
+        check_int(name, d, minimum=0)
+    return tuple(shape)
+
+
+def check_type(name: str, dtype) -> mstype.DType:
+    if not isinstance(dtype, mstype.DType):
+        raise TypeError(f"{name} must be a microspore dtype (e.g. float32), got {dtype!r}")
+    return dtype
+
+
+def _fill_infer(type, shape, value):
+    if math.prod(value.shape) != 1:
+        raise ValueError(f"value must hold one element, got shape {value.shape}")
+    return TensorSpec(check_shape("shape", shape), check_type("type", type))
+
+
+Fill = OpDef("Fill", (Arg("type", STATIC), Arg("shape", STATIC), Arg("value", promote=False)),
+             infer=_fill_infer, doc="A tensor of ``shape`` and ``type`` filled with ``value``.")
+
+
+def _constant_infer(size, dtype=None):
+    return TensorSpec(check_shape("size", size),
+                      mstype.float32 if dtype is None else check_type("dtype", dtype))
+
+
+Zeros = OpDef("Zeros", (Arg("size", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
+              differentiable=False, doc="Zeros of ``size`` (float32 unless ``dtype``).")
+Ones = OpDef("Ones", (Arg("shape", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
+             differentiable=False, doc="Ones of ``shape`` (float32 unless ``dtype``).")
+ZerosLike = OpDef("ZerosLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
+                  differentiable=False, doc="Zeros of the input's shape and dtype.")
+OnesLike = OpDef("OnesLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
+                 differentiable=False, doc="Ones of the input's shape and dtype.")
+
+
+def scalar(name: str, v):
+    """A Range bound as a Python number (a one-element Tensor is read)."""
+    if isinstance(v, Tensor):
+        if v.size != 1:
+            raise ValueError(f"{name} must be a scalar, got a tensor of shape {v.shape}")
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be an int or a float, got {type(v).__name__}")
+    return v
+
+
+def range_length(start, end, step) -> int:
+    if step == 0:
+        raise ValueError("step cannot be 0")
+    if (end - start) * step < 0:
+        raise ValueError(f"step {step} moves away from end {end} when starting at {start}")
+    return max(math.ceil((end - start) / step), 0)
+
+
+def _range_infer(start, end, step, maxlen=1000000):
+    values = [scalar(n, v) for n, v in (("start", start), ("end", end), ("step", step))]
+    n = range_length(*values)
+    if n > maxlen:
+        raise ValueError(f"the range has {n} elements, more than maxlen {maxlen}")
+    dtype = mstype.int64 if all(isinstance(v, int) for v in values) else mstype.float32
+    return TensorSpec((n,), dtype)
+
+
+Range = OpDef("Range", (Arg("start", STATIC), Arg("end", STATIC), Arg("step", STATIC)),
+              (Attr("maxlen", 1000000),), infer=_range_infer, differentiable=False,
+              doc="start, start + step, ... up to end (excluded): int64 for int bounds, "
+                  "else float32.")
+
+
+def _eye_infer(n, m, dtype):
+    check_int("n", n, minimum=0)
+    check_int("m", m, minimum=0)
+    return TensorSpec((n, m), check_type("dtype", dtype))
+
+
+Eye = OpDef("Eye", (Arg("n", STATIC), Arg("m", STATIC), Arg("dtype", STATIC)), infer=_eye_infer,
+            differentiable=False, doc="An n x m matrix with ones on the diagonal.")
+
+
+def _one_hot_infer(indices, depth, on_value, off_value, axis=-1):
+    check_dtype("indices", indices, INTS)
+    check_int("depth", depth, minimum=0)
+    check_int("axis", axis)
+    if not -1 <= axis <= indices.ndim:
+        raise ValueError(f"axis {axis} is out of range for indices of shape {indices.shape} "
+                         f"(expected -1 <= axis <= {indices.ndim})")
+    for name, v in (("on_value", on_value), ("off_value", off_value)):
+        if math.prod(v.shape) != 1:
+            raise ValueError(f"{name} must hold one element, got shape {v.shape}")
+    a = indices.ndim if axis == -1 else axis
+    return TensorSpec(indices.shape[:a] + (depth,) + indices.shape[a:], on_value.dtype)
+
+
+OneHot = OpDef("OneHot", (Arg("indices", promote=False), Arg("depth", STATIC), Arg("on_value"),
+                          Arg("off_value")), (Attr("axis", -1),),
+               infer=_one_hot_infer, promote="common", differentiable=False,
+               doc="on_value where the new axis equals the index, off_value elsewhere "
+                   "(indices outside [0, depth) give a row of off_value).")
+
+
+# -- kernels ------------------------------------------------------------------------
+def fill_cpu(value, type, shape):
+    return np.full(shape, value.reshape(()), dtype=type.np)
+
+
+def zeros_cpu(size, dtype=None):
+    return created(np.zeros(check_shape("size", size), (dtype or mstype.float32).np))
+
+
+def ones_cpu(shape, dtype=None):
+    return created(np.ones(check_shape("shape", shape), (dtype or mstype.float32).np))
+
+
+def range_cpu(start, end, step, maxlen=1000000):
+    return created(np.arange(scalar("start", start), scalar("end", end), scalar("step", step)))
+
+
+def eye_cpu(n, m, dtype):
+    return created(np.eye(n, m, dtype=dtype.np))
+
+
+def one_hot_cpu(indices, on_value, off_value, depth, axis=-1):
+    a = indices.ndim if axis == -1 else axis
+    positions = np.arange(depth).reshape((depth,) + (1,) * (indices.ndim - a))
+    return np.where(np.expand_dims(indices, a) == positions, on_value.reshape(()),
+                    off_value.reshape(()))
+
+
+def fill_bprop(type, shape, value, out, dout):
+    if not isinstance(value, Tensor):
+        return (None, None, None)
+    from ms_ops.defs.array import Cast, Reshape
+    from ms_ops.defs.reduction import ReduceSum
+
+    total = Reshape(ReduceSum(dout, ()), value.shape)
+    return (None, None, total if total.dtype is value.dtype else Cast(total, value.dtype))
+
+
+PRIMITIVES = (Fill, Zeros, Ones, ZerosLike, OnesLike, Range, Eye, OneHot)
+CPU_KERNELS = {
+    Fill: (fill_cpu, ALL), Zeros: (zeros_cpu, ALL), Ones: (ones_cpu, ALL),
+    ZerosLike: (np.zeros_like, ALL), OnesLike: (np.ones_like, ALL), Range: (range_cpu, ALL),
+    Eye: (eye_cpu, ALL), OneHot: (one_hot_cpu, ALL),
+}
+BPROPS = {Fill: fill_bprop}
+
+
+# -- functional forms ---------------------------------------------------------------------
+def _dtype_of(value):
+    """MindSpore 2.x's dtype for a fill value: a tensor's own, else bool/int64/float32."""
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, (bool, np.bool_)):
+        return mstype.bool_
+    if isinstance(value, numbers.Integral):
+        return mstype.int64
+    if isinstance(value, numbers.Real):
+        return mstype.float32
+    return mstype.complex64
+
+
+def fill(type, shape, value):
+    """``ops.fill``: a tensor of ``shape`` and ``type`` filled with ``value``."""
+    return Fill(type, check_shape("shape", shape), value)
+
+
+def full(size, fill_value, *, dtype=None):
+    """``ops.full``: ``size`` filled with ``fill_value``; the dtype follows the value.
+
+    >>> ops.full((2,), 3).dtype
+    Int64
+    """
+    return Fill(dtype or _dtype_of(fill_value), check_shape("size", size), fill_value)
+
+
+def full_like(input, fill_value, *, dtype=None):
+    """``ops.full_like``: ``input``'s shape filled with ``fill_value``, in ``input``'s dtype."""
+    return Fill(dtype or input.dtype, input.shape, fill_value)
+
+
+def zeros(size, dtype=None):
+    """``ops.zeros``: zeros of ``size`` (float32 unless ``dtype``)."""
+    return Zeros(check_shape("size", size), dtype)
+
+
+def ones(shape, dtype=None):
+    """``ops.ones``: ones of ``shape`` (float32 unless ``dtype``)."""
+    return Ones(check_shape("shape", shape), dtype)
+
+
+def zeros_like(input, *, dtype=None):
+    """``ops.zeros_like``: zeros of ``input``'s shape, in ``dtype`` or ``input``'s dtype."""
+    return ZerosLike(input) if dtype is None else Zeros(input.shape, dtype)
+
+
+def ones_like(input, *, dtype=None):
+    """``ops.ones_like``: ones of ``input``'s shape, in ``dtype`` or ``input``'s dtype."""
+    return OnesLike(input) if dtype is None else Ones(input.shape, dtype)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    """``ops.arange``: start, start + step, ... before end; int64 for int bounds, else
+    float32, unless ``dtype``.
+
+    >>> ops.arange(5).asnumpy()
+    array([0, 1, 2, 3, 4])
+    """
+    if end is None:
+        start, end = 0, start
+    out = Range(start, end, step)
+    if dtype is None or dtype is out.dtype:
+        return out
+    from ms_ops.defs.array import Cast
+
+    return Cast(out, dtype)
+
+
+def _range(start, end, step, maxlen=1000000):
+    """``ops.range``: as :func:`arange`, with bounds that may be 0-d tensors."""
+    return Range(start, end, step, maxlen=maxlen)
+
+
+def eye(n, m=None, dtype=None):
+    """``ops.eye``: an n x m identity matrix (m = n if None; float32 unless ``dtype``)."""
+    return Eye(n, n if m is None else m, dtype or mstype.float32)
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """``ops.one_hot``: one-hot vectors of ``depth`` along ``axis``."""
+    return OneHot(indices, depth, on_value, off_value, axis=axis)
+
+
+FUNCTIONS = {"fill": fill, "full": full, "full_like": full_like, "zeros": zeros, "ones": ones,
+             "zeros_like": zeros_like, "ones_like": ones_like, "arange": arange,
+             "range": _range, "eye": eye, "one_hot": one_hot}
+TENSOR_METHODS = {}

@@ -1,0 +1,219 @@
+"""Slicing and padding: Slice, StridedSlice, Pad, PadV3 and ``ops.slice``/``strided_slice``/``pad``.
+
+StridedSlice follows MindSpore (and TensorFlow): ``begin``/``end``/``strides`` per axis,
+with bit masks that ignore a begin or end (``begin_mask``/``end_mask``), stand for
+``...`` (``ellipsis_mask``), add an axis (``new_axis_mask``) or pick one position
+(``shrink_axis_mask``). It is turned into the basic numpy index it denotes, so its
+inference and gradient are those of ``TensorGetItem``. Slices return views.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.defs._index import EMPTY_INDICES, FULL, index_shape
+from ms_ops.infer import check_int
+from ms_ops.opdef import ALL, STATIC, Arg, Attr, OpDef, TensorSpec
+
+
+def _slice_infer(x, begin, size):
+    begin, size = tuple(begin), tuple(size)
+    if len(begin) != x.ndim or len(size) != x.ndim:
+        raise ValueError(f"begin {begin} and size {size} must have one entry per axis of input "
+                         f"shape {x.shape}")
+    out = []
+    for a, (b, s, n) in enumerate(zip(begin, size, x.shape)):
+        check_int("begin", b, minimum=0)
+        check_int("size", s, minimum=-1)
+        s = n - b if s == -1 else s
+        if b + s > n or b > n:
+            raise ValueError(f"begin {begin} and size {size} run past axis {a} of input shape "
+                             f"{x.shape}")
+        out.append(s)
+    return TensorSpec(tuple(out), x.dtype)
+
+
+Slice = OpDef("Slice", (Arg("input"), Arg("begin", STATIC), Arg("size", STATIC)),
+              infer=_slice_infer, doc="The block starting at ``begin`` of ``size`` (-1: to "
+                                      "the end).")
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def strided_index(ndim: int, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0) -> tuple:
+    """The index description (see ``_index``) that StridedSlice's arguments denote."""
+    begin, end, strides = tuple(begin), tuple(end), tuple(strides)
+    if not len(begin) == len(end) == len(strides):
+        raise ValueError(f"begin {begin}, end {end} and strides {strides} must have the same "
+                         "length")
+    for name, m in zip(_MASKS, (begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                                shrink_axis_mask)):
+        check_int(name, m, minimum=0)
+    if bin(ellipsis_mask).count("1") > 1:
+        raise ValueError(f"ellipsis_mask {ellipsis_mask} may set only one bit")
+    used = sum(1 for i in range(len(begin))
+               if not (ellipsis_mask | new_axis_mask) >> i & 1)
+    desc = []
+    for i, (b, e, s) in enumerate(zip(begin, end, strides)):
+        bit = 1 << i
+        for name, v in (("begin", b), ("end", e), ("strides", s)):
+            check_int(name, v)
+        if ellipsis_mask & bit:
+            desc.extend([FULL] * max(ndim - used, 0))
+        elif new_axis_mask & bit:
+            desc.append(None)
+        elif s == 0:
+            raise ValueError(f"strides {strides} must not contain 0")
+        elif shrink_axis_mask & bit:
+            desc.append((0 if s > 0 else -1) if begin_mask & bit else b)
+        else:
+            desc.append((None if begin_mask & bit else b, None if end_mask & bit else e, s))
+    return tuple(desc)
+
+
+def _strided_infer(x, begin, end, strides, **masks):
+    desc = strided_index(x.ndim, begin, end, strides, **masks)
+    try:
+        return TensorSpec(index_shape(x.shape, desc), x.dtype)
+    except IndexError as e:
+        raise ValueError(str(e)) from None
+
+
+StridedSlice = OpDef("StridedSlice", (Arg("input_x"), Arg("begin", STATIC), Arg("end", STATIC),
+                                      Arg("strides", STATIC)),
+                     tuple(Attr(m, 0) for m in _MASKS), infer=_strided_infer,
+                     doc="``input_x[begin:end:strides]`` per axis, with masks.")
+
+
+def _pairs(paddings, ndim):
+    pairs = tuple(tuple(p) for p in paddings)
+    if len(pairs) != ndim or any(len(p) != 2 for p in pairs):
+        raise ValueError(f"paddings {paddings} must hold one (before, after) pair per axis "
+                         f"({ndim})")
+    return pairs
+
+
+def _pad_infer(x, paddings):
+    pairs = _pairs(paddings, x.ndim)
+    for p in pairs:
+        for v in p:
+            check_int("paddings", v, minimum=0)
+    return TensorSpec(tuple(n + b + a for n, (b, a) in zip(x.shape, pairs)), x.dtype)
+
+
+Pad = OpDef("Pad", (Arg("input_x"),), (Attr("paddings"),), infer=_pad_infer,
+            doc="Zeros added before and after each axis, ``paddings[i] = (before, after)``.")
+
+
+def v3_pairs(paddings, ndim: int, contiguous: bool = True) -> tuple:
+    """PadV3's flat ``paddings`` (the last axis first) as one (before, after) pair per axis.
+
+    Contiguous: ``(b_last, a_last, b_prev, a_prev, ...)``; otherwise all befores first.
+    """
+    flat = tuple(paddings)
+    if len(flat) % 2 or len(flat) // 2 > ndim:
+        raise ValueError(f"paddings {flat} must have an even length of at most 2 * {ndim}")
+    for v in flat:
+        check_int("paddings", v)
+    k = len(flat) // 2
+    pairs = [flat[2 * i:2 * i + 2] for i in range(k)] if contiguous else \
+        [(flat[i], flat[k + i]) for i in range(k)]
+    return ((0, 0),) * (ndim - k) + tuple(reversed(pairs))
+
+
+def _pad_v3_infer(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
+    if mode != "constant":
+        raise ValueError(f"mode {mode!r} is not supported; only 'constant' is")
+    pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
+    shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"paddings {tuple(paddings)} crop more than input shape {x.shape} has")
+    return TensorSpec(shape, x.dtype)
+
+
+PadV3 = OpDef("PadV3", (Arg("x"), Arg("paddings", STATIC), Arg("constant_value", STATIC, 0)),
+              (Attr("mode", "constant"), Attr("paddings_contiguous", True)),
+              infer=_pad_v3_infer,
+              doc="Pad with ``constant_value`` (negative paddings crop), last axis first.")
+
+
+# -- kernels ------------------------------------------------------------------------
+def slice_cpu(x, begin, size):
+    return x[tuple(slice(b, n if s == -1 else b + s) for b, s, n in zip(begin, size, x.shape))]
+
+
+def strided_slice_cpu(x, begin, end, strides, **masks):
+    from ms_ops.defs._index import numpy_index
+
+    return x[numpy_index(strided_index(x.ndim, begin, end, strides, **masks), EMPTY_INDICES)]
+
+
+def pad_cpu(x, paddings):
+    return np.pad(x, _pairs(paddings, x.ndim))
+
+
+def pad_v3_cpu(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
+    pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
+    crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pairs))
+    grow = tuple((max(b, 0), max(a, 0)) for b, a in pairs)
+    return np.pad(x[crop], grow, constant_values=constant_value)
+
+
+# -- gradients ----------------------------------------------------------------------
+def slice_bprop(x, begin, size, out, dout):
+    after = tuple(n - b - s for n, b, s in zip(x.shape, begin, dout.shape))
+    return (Pad(dout, paddings=tuple(zip(begin, after))), None, None)
+
+
+def strided_slice_bprop(x, begin, end, strides, out, dout, **masks):
+    from ms_ops.defs.indexing import TensorGetItemGrad, _indices_tensor
+
+    desc = strided_index(x.ndim, begin, end, strides, **masks)
+    return (TensorGetItemGrad(dout, _indices_tensor(EMPTY_INDICES), desc, x.shape),
+            None, None, None)
+
+
+def pad_bprop(x, out, dout, paddings):
+    return (Slice(dout, tuple(b for b, _ in _pairs(paddings, x.ndim)), x.shape),)
+
+
+def pad_v3_bprop(x, paddings, constant_value, out, dout, mode="constant",
+                 paddings_contiguous=True):
+    back = tuple(-v for v in paddings)
+    return (PadV3(dout, back, 0, mode=mode, paddings_contiguous=paddings_contiguous),
+            None, None)
+
+
+PRIMITIVES = (Slice, StridedSlice, Pad, PadV3)
+CPU_KERNELS = {Slice: (slice_cpu, ALL), StridedSlice: (strided_slice_cpu, ALL),
+               Pad: (pad_cpu, ALL), PadV3: (pad_v3_cpu, ALL)}
+BPROPS = {Slice: slice_bprop, StridedSlice: strided_slice_bprop, Pad: pad_bprop,
+          PadV3: pad_v3_bprop}
+
+
+def _slice(input_x, begin, size):
+    """``ops.slice``: the block of ``input_x`` at ``begin`` of ``size`` (-1: to the end)."""
+    return Slice(input_x, tuple(begin), tuple(size))
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0):
+    """``ops.strided_slice``: see :data:`StridedSlice`."""
+    return StridedSlice(input_x, tuple(begin), tuple(end), tuple(strides),
+                        begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                        new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+
+
+def pad(input_x, padding, mode="constant", value=None):
+    """``ops.pad``: pad (or, with negative values, crop) the last axes; ``padding`` lists
+    (before, after) for the last axis first.
+
+    >>> ops.pad(ops.ones((2, 2)), (1, 0)).shape
+    (2, 3)
+    """
+    return PadV3(input_x, tuple(padding), 0 if value is None else value, mode=mode)
+
+
+FUNCTIONS = {"slice": _slice, "strided_slice": strided_slice, "pad": pad}
+TENSOR_METHODS = {}

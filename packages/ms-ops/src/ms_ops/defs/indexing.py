@@ -1,0 +1,483 @@
+"""Indexing: ``Tensor.__getitem__``/``__setitem__`` (TensorGetItem, TensorSetItem) and
+Gather, GatherD, GatherNd, ScatterNd, TensorScatterUpdate/Add/Elements.
+
+Index tensors are never promoted and take no gradient. Indices follow numpy: negative
+positions count from the end; a position out of range is an error. How ``x[index]``
+becomes a static description plus one stacked index tensor is explained in ``_index``.
+
+``x[index] = value`` mutates ``x`` as in MindSpore, but not by writing into its
+array: TensorSetItem is a pure operator that returns an updated copy, and
+``__setitem__`` then makes ``x`` hold that result (its ``_data``, and its ``_node``
+for autodiff). For autodiff this is an ordinary operator on the old value of ``x``:
+uses of ``x`` recorded before the assignment keep the old array and the old tape node,
+uses after it differentiate through TensorSetItem (the gradient reaches the old ``x``
+everywhere except the assigned positions, and ``value`` at those positions). Other
+tensors sharing the old array (views from Reshape or slicing, ``asnumpy()`` results)
+keep the old values, unlike MindSpore 2.10's in-place writes through views.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.defs import array
+from ms_ops.defs._grad_util import sum_to
+from ms_ops.defs._index import (
+    ADV,
+    EMPTY_INDICES,
+    FULL,
+    check_desc,
+    count_adv,
+    index_shape,
+    normalize_index,
+    numpy_index,
+)
+from ms_ops.infer import check_dtype, check_int, normalize_axis
+from ms_ops.opdef import ALL, INTS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_tensor import dtype as mstype
+from ms_tensor.tensor import Tensor, wrap
+
+
+def _adv_shape(indices, desc, what="indices"):
+    check_dtype(what, indices, INTS)
+    k = count_adv(desc)
+    if indices.shape[:1] != (k,):
+        raise ValueError(f"{what} shape {indices.shape} does not hold the {k} index arrays "
+                         "the description expects (shape (k, ...))")
+    return indices.shape[1:] if k else ()
+
+
+def _getitem_infer(x, indices, index):
+    desc = check_desc(index)
+    return TensorSpec(index_shape(x.shape, desc, _adv_shape(indices, desc)), x.dtype)
+
+
+def _getitem_grad_infer(dout, indices, index, shape):
+    desc = check_desc(index)
+    want = index_shape(tuple(shape), desc, _adv_shape(indices, desc))
+    if dout.shape != want:
+        raise ValueError(f"dout shape {dout.shape} does not match the indexed shape {want} of "
+                         f"input shape {tuple(shape)}")
+    return TensorSpec(tuple(shape), dout.dtype)
+
+
+def assignable(value_shape: tuple, target: tuple) -> bool:
+    """Whether numpy assigns a value of ``value_shape`` to a selection of ``target``."""
+    v = list(value_shape)
+    while len(v) > len(target) and v[0] == 1:
+        v.pop(0)
+    if len(v) > len(target):
+        return False
+    return all(a in (1, b) for a, b in zip(v[::-1], target[::-1]))
+
+
+def _setitem_infer(x, value, indices, index):
+    desc = check_desc(index)
+    target = index_shape(x.shape, desc, _adv_shape(indices, desc))
+    if not assignable(value.shape, target):
+        raise ValueError(f"value shape {value.shape} cannot be broadcast to the indexed shape "
+                         f"{target} of input shape {x.shape}")
+    return TensorSpec(x.shape, x.dtype)
+
+
+_IDX = Arg("indices", promote=False)
+TensorGetItem = OpDef("TensorGetItem", (Arg("input"), _IDX, Arg("index", STATIC)),
+                      infer=_getitem_infer, nondiff_inputs=("indices",),
+                      doc="``input[index]`` with numpy semantics (see ``_index``).")
+TensorGetItemGrad = OpDef(
+    "TensorGetItemGrad", (Arg("dout"), _IDX, Arg("index", STATIC), Arg("shape", STATIC)),
+    infer=_getitem_grad_infer, nondiff_inputs=("indices",),
+    doc="Zeros of ``shape`` with ``dout`` added at ``index`` (repeated positions add up).")
+TensorSetItem = OpDef("TensorSetItem",
+                      (Arg("input"), Arg("value"), _IDX, Arg("index", STATIC)),
+                      infer=_setitem_infer, nondiff_inputs=("indices",),
+                      doc="A copy of ``input`` with ``value`` assigned at ``index``.")
+
+
+def getitem_cpu(x, indices, index):
+    return x[numpy_index(index, indices)]
+
+
+def getitem_grad_cpu(dout, indices, index, shape):
+    out = np.zeros(shape, dout.dtype)
+    where = numpy_index(index, indices)
+    if indices.shape[0]:
+        np.add.at(out, where, dout)  # repeated positions accumulate
+    else:
+        out[where] = dout
+    return out
+
+
+def setitem_cpu(x, value, indices, index):
+    out = x.copy()
+    out[numpy_index(index, indices)] = value
+    return out
+
+
+def getitem_bprop(x, indices, index, out, dout):
+    return (TensorGetItemGrad(dout, indices, index, x.shape), None, None)
+
+
+def getitem_grad_bprop(dout, indices, index, shape, out, ddx):
+    return (TensorGetItem(ddx, indices, index), None, None, None)
+
+
+def _to_value(g, value):
+    """A gradient for ``value`` from one of the selection's shape (numpy assignment rules)."""
+    if not isinstance(value, Tensor):
+        return None
+    if value.ndim > g.ndim:
+        g = array.Reshape(g, (1,) * (value.ndim - g.ndim) + g.shape)
+    g = sum_to(g, value.shape)
+    return g if g.dtype is value.dtype else array.Cast(g, value.dtype)
+
+
+def setitem_bprop(x, value, indices, index, out, dout):
+    # With repeated positions only the last write lands, yet each copy of value gets
+    # the gradient of that position (as MindSpore's rule does).
+    dx = TensorSetItem(dout, 0, indices, index)
+    return (dx, _to_value(TensorGetItem(dout, indices, index), value), None, None)
+
+
+# -- Gather ---------------------------------------------------------------------------
+def _gather_infer(params, indices, axis, batch_dims=0):
+    check_dtype("input_indices", indices, INTS)
+    if params.ndim == 0:
+        raise ValueError("input_params must have at least 1 dimension, got a 0-d tensor")
+    a = normalize_axis(axis, params.ndim)
+    b = check_int("batch_dims", batch_dims, minimum=0)
+    if b > a or b > indices.ndim:
+        raise ValueError(f"batch_dims {b} must not exceed axis {a} or the {indices.ndim} "
+                         "dims of input_indices")
+    if params.shape[:b] != indices.shape[:b]:
+        raise ValueError(f"the first {b} (batch) dims of input_params shape {params.shape} "
+                         f"and input_indices shape {indices.shape} differ")
+    return TensorSpec(params.shape[:a] + indices.shape[b:] + params.shape[a + 1:], params.dtype)
+
+
+Gather = OpDef("Gather", (Arg("input_params"), Arg("input_indices", promote=False),
+                          Arg("axis", STATIC)), (Attr("batch_dims", 0),),
+               infer=_gather_infer, nondiff_inputs=("input_indices",),
+               doc="Slices of ``input_params`` along ``axis`` at ``input_indices``.")
+
+
+def gather_cpu(params, indices, axis, batch_dims=0):
+    axis = axis % params.ndim
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    batch = params.shape[:batch_dims]
+    nb = int(np.prod(batch))
+    p = params.reshape((nb,) + params.shape[batch_dims:])
+    i = indices.reshape((nb,) + indices.shape[batch_dims:])
+    a = axis - batch_dims + 1
+    rows = np.arange(nb).reshape((nb,) + (1,) * (i.ndim - 1))
+    picked = p[(rows,) + (slice(None),) * (a - 1) + (i,)]
+    # Separated array indices put their dims first: (nb, I..., P..., Q...) -> (nb, P, I, Q).
+    ni = i.ndim - 1
+    if a > 1:
+        picked = np.moveaxis(picked, tuple(range(1, 1 + ni)), tuple(range(a, a + ni)))
+    return picked.reshape(batch + picked.shape[1:])
+
+
+def gather_index(params_shape, indices, axis, batch_dims):
+    """(description, stacked indices, dout permutation) with which TensorGetItem reads
+    what Gather does, built from operators so the gradient traces."""
+    a = axis % len(params_shape)
+    idx = indices if indices.dtype is mstype.int64 else array.Cast(indices, mstype.int64)
+    if batch_dims == 0:
+        return (FULL,) * a + (ADV,), array.ExpandDims(idx, 0), None
+    from ms_ops.defs.array_join import concat
+
+    full = tuple(indices.shape)
+    rows = []
+    for j in range(batch_dims):
+        r = np.arange(full[j]).reshape(tuple(full[j] if t == j else 1 for t in range(len(full))))
+        rows.append(array.ExpandDims(array.BroadcastTo(Tensor(r), full), 0))
+    stacked = concat(rows + [array.ExpandDims(idx, 0)], 0)
+    desc = (ADV,) * batch_dims + (FULL,) * (a - batch_dims) + (ADV,)
+    perm = None
+    if a > batch_dims:
+        ni = len(full) - batch_dims
+        perm = (tuple(range(batch_dims)) + tuple(range(a, a + ni)) + tuple(range(batch_dims, a))
+                + tuple(range(a + ni, len(params_shape) - 1 + ni)))
+    return desc, stacked, perm
+
+
+def gather_bprop(params, indices, axis, out, dout, batch_dims=0):
+    desc, stacked, perm = gather_index(params.shape, indices, axis, batch_dims)
+    if perm is not None:
+        dout = array.Transpose(dout, perm)
+    return (TensorGetItemGrad(dout, stacked, desc, params.shape), None, None)
+
+
+# -- GatherD and TensorScatterElements --------------------------------------------------
+def _elements_check(x, index, axis, what="index"):
+    check_dtype(what, index, INTS)
+    a = normalize_axis(axis, x.ndim)
+    if index.ndim != x.ndim or any(i > s for d, (i, s) in enumerate(zip(index.shape, x.shape))
+                                   if d != a):
+        raise ValueError(f"{what} shape {index.shape} must have the rank of input shape "
+                         f"{x.shape} and no larger size outside axis {a}")
+    return a
+
+
+def _gather_d_infer(x, dim, index):
+    _elements_check(x, index, dim)
+    return TensorSpec(index.shape, x.dtype)
+
+
+GatherD = OpDef("GatherD", (Arg("x"), Arg("dim", STATIC), Arg("index", promote=False)),
+                infer=_gather_d_infer, nondiff_inputs=("index",),
+                doc="out[i][j] = x[index[i][j]][j] (dim 0), out[i][j] = x[i][index[i][j]] "
+                    "(dim 1), ...")
+
+
+def _scatter_elements_infer(x, indices, updates, axis=0, reduction="none"):
+    _elements_check(x, indices, axis, "indices")
+    if updates.shape != indices.shape:
+        raise ValueError(f"updates shape {updates.shape} must equal indices shape "
+                         f"{indices.shape}")
+    if reduction not in ("none", "add"):
+        raise ValueError(f"reduction must be 'none' or 'add', got {reduction!r}")
+    return TensorSpec(x.shape, x.dtype)
+
+
+TensorScatterElements = OpDef(
+    "TensorScatterElements",
+    (Arg("input_x"), Arg("indices", promote=False), Arg("updates")),
+    (Attr("axis", 0), Attr("reduction", "none")), infer=_scatter_elements_infer,
+    nondiff_inputs=("indices",),
+    doc="The inverse of GatherD: ``updates`` written (or added) at ``indices`` along axis.")
+
+
+def _coords(index, axis):
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])
+    grid[axis] = index
+    return tuple(grid)
+
+
+def gather_d_cpu(x, dim, index):
+    return x[_coords(index, dim % x.ndim)]
+
+
+def scatter_elements_cpu(x, indices, updates, axis=0, reduction="none"):
+    out = x.copy()
+    where = _coords(indices, axis % x.ndim)
+    if reduction == "add":
+        np.add.at(out, where, updates)
+    else:
+        out[where] = updates
+    return out
+
+
+def gather_d_bprop(x, dim, index, out, dout):
+    from ms_ops.defs.array_create import ZerosLike
+
+    return (TensorScatterElements(ZerosLike(x), index, dout, axis=dim, reduction="add"),
+            None, None)
+
+
+def scatter_elements_bprop(x, indices, updates, out, dout, axis=0, reduction="none"):
+    from ms_ops.defs.array_create import ZerosLike
+
+    dx = dout if reduction == "add" else \
+        TensorScatterElements(dout, indices, ZerosLike(updates), axis=axis)
+    return (dx, None, GatherD(dout, axis, indices))
+
+
+# -- GatherNd and the scatters ---------------------------------------------------------
+def _nd_check(shape, indices, updates=None):
+    check_dtype("indices", indices, INTS)
+    if indices.ndim == 0 or indices.shape[-1] > len(shape):
+        raise ValueError(f"indices shape {indices.shape} must end in N <= {len(shape)} (the "
+                         f"rank of the indexed shape {tuple(shape)})")
+    part = indices.shape[:-1] + tuple(shape[indices.shape[-1]:])
+    if updates is not None and updates.shape != part:
+        raise ValueError(f"updates shape {updates.shape} must be {part} for indices shape "
+                         f"{indices.shape} into shape {tuple(shape)}")
+    return part
+
+
+def _gather_nd_infer(x, indices):
+    return TensorSpec(_nd_check(x.shape, indices), x.dtype)
+
+
+def _scatter_nd_infer(indices, updates, shape):
+    if not isinstance(shape, (tuple, list)) or not shape:
+        raise ValueError(f"shape must be a non-empty tuple of ints, got {shape!r}")
+    for d in shape:
+        check_int("shape", d, minimum=0)
+    _nd_check(tuple(shape), indices, updates)
+    return TensorSpec(tuple(shape), updates.dtype)
+
+
+def _tensor_scatter_infer(x, indices, updates):
+    if updates.dtype is not x.dtype:
+        raise TypeError(f"updates has dtype {updates.dtype}, expected {x.dtype} like input_x")
+    _nd_check(x.shape, indices, updates)
+    return TensorSpec(x.shape, x.dtype)
+
+
+_ND_IDX = Arg("indices", promote=False)
+GatherNd = OpDef("GatherNd", (Arg("input_x"), _ND_IDX), infer=_gather_nd_infer,
+                 nondiff_inputs=("indices",),
+                 doc="Elements (or slices) of ``input_x`` at the N-d positions in ``indices``.")
+ScatterNd = OpDef("ScatterNd", (_ND_IDX, Arg("updates"), Arg("shape", STATIC)),
+                  infer=_scatter_nd_infer, nondiff_inputs=("indices",),
+                  doc="Zeros of ``shape`` with ``updates`` added at ``indices`` (repeats add).")
+TensorScatterUpdate = OpDef("TensorScatterUpdate", (Arg("input_x"), _ND_IDX, Arg("updates")),
+                            infer=_tensor_scatter_infer, nondiff_inputs=("indices",),
+                            doc="A copy of ``input_x`` with ``updates`` written at ``indices``.")
+TensorScatterAdd = OpDef("TensorScatterAdd", (Arg("input_x"), _ND_IDX, Arg("updates")),
+                         infer=_tensor_scatter_infer, nondiff_inputs=("indices",),
+                         doc="A copy of ``input_x`` with ``updates`` added at ``indices``.")
+
+
+def _nd(indices):
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+def gather_nd_cpu(x, indices):
+    return x[_nd(indices)]
+
+
+def scatter_nd_cpu(indices, updates, shape):
+    out = np.zeros(shape, updates.dtype)
+    np.add.at(out, _nd(indices), updates)
+    return out
+
+
+def tensor_scatter_update_cpu(x, indices, updates):
+    out = x.copy()
+    out[_nd(indices)] = updates
+    return out
+
+
+def tensor_scatter_add_cpu(x, indices, updates):
+    out = x.copy()
+    np.add.at(out, _nd(indices), updates)
+    return out
+
+
+def gather_nd_bprop(x, indices, out, dout):
+    return (ScatterNd(indices, dout, x.shape), None)
+
+
+def scatter_nd_bprop(indices, updates, shape, out, dout):
+    return (None, GatherNd(dout, indices), None)
+
+
+def tensor_scatter_update_bprop(x, indices, updates, out, dout):
+    from ms_ops.defs.array_create import ZerosLike
+
+    return (TensorScatterUpdate(dout, indices, ZerosLike(updates)), None,
+            GatherNd(dout, indices))
+
+
+def tensor_scatter_add_bprop(x, indices, updates, out, dout):
+    return (dout, None, GatherNd(dout, indices))
+
+
+PRIMITIVES = (TensorGetItem, TensorGetItemGrad, TensorSetItem, Gather, GatherD,
+              TensorScatterElements, GatherNd, ScatterNd, TensorScatterUpdate, TensorScatterAdd)
+CPU_KERNELS = {
+    TensorGetItem: (getitem_cpu, ALL), TensorGetItemGrad: (getitem_grad_cpu, ALL),
+    TensorSetItem: (setitem_cpu, ALL), Gather: (gather_cpu, ALL), GatherD: (gather_d_cpu, ALL),
+    TensorScatterElements: (scatter_elements_cpu, ALL), GatherNd: (gather_nd_cpu, ALL),
+    ScatterNd: (scatter_nd_cpu, ALL), TensorScatterUpdate: (tensor_scatter_update_cpu, ALL),
+    TensorScatterAdd: (tensor_scatter_add_cpu, ALL),
+}
+BPROPS = {
+    TensorGetItem: getitem_bprop, TensorGetItemGrad: getitem_grad_bprop,
+    TensorSetItem: setitem_bprop, Gather: gather_bprop, GatherD: gather_d_bprop,
+    TensorScatterElements: scatter_elements_bprop, GatherNd: gather_nd_bprop,
+    ScatterNd: scatter_nd_bprop, TensorScatterUpdate: tensor_scatter_update_bprop,
+    TensorScatterAdd: tensor_scatter_add_bprop,
+}
+
+
+# -- functional forms ---------------------------------------------------------------------
+def gather(input_params, input_indices, axis, batch_dims=0):
+    """``ops.gather``: slices of ``input_params`` along ``axis`` at ``input_indices``.
+
+    >>> ops.gather(Tensor([[1, 2], [3, 4]]), Tensor([1, 0]), 0).asnumpy()
+    array([[3, 4],
+           [1, 2]])
+    """
+    return Gather(input_params, input_indices, axis, batch_dims=batch_dims)
+
+
+def gather_d(x, dim, index):
+    """``ops.gather_d``/``ops.gather_elements``: ``x`` read at ``index`` along ``dim``."""
+    return GatherD(x, dim, index)
+
+
+def gather_nd(input_x, indices):
+    """``ops.gather_nd``: ``input_x`` at the N-d positions in the last axis of ``indices``."""
+    return GatherNd(input_x, indices)
+
+
+def scatter_nd(indices, updates, shape):
+    """``ops.scatter_nd``: zeros of ``shape`` with ``updates`` added at ``indices``."""
+    return ScatterNd(indices, updates, tuple(shape))
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """``ops.tensor_scatter_update``: a copy of ``input_x`` with ``updates`` at ``indices``."""
+    return TensorScatterUpdate(input_x, indices, updates)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """``ops.tensor_scatter_add``: a copy of ``input_x`` with ``updates`` added at ``indices``."""
+    return TensorScatterAdd(input_x, indices, updates)
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """``ops.tensor_scatter_elements``: the inverse of ``gather_d``."""
+    return TensorScatterElements(input_x, indices, updates, axis=axis, reduction=reduction)
+
+
+FUNCTIONS = {
+    "gather": gather, "gather_d": gather_d, "gather_elements": gather_d,
+    "gather_nd": gather_nd, "scatter_nd": scatter_nd,
+    "tensor_scatter_update": tensor_scatter_update, "tensor_scatter_add": tensor_scatter_add,
+    "tensor_scatter_elements": tensor_scatter_elements,
+}
+
+
+# -- Tensor methods -----------------------------------------------------------------------
+_EMPTY = wrap(EMPTY_INDICES)
+
+
+def _indices_tensor(stacked):
+    return _EMPTY if stacked is EMPTY_INDICES else wrap(stacked)
+
+
+def _getitem(self, index):
+    desc, stacked = normalize_index(index, self.shape)
+    return TensorGetItem(self, _indices_tensor(stacked), desc)
+
+
+def _setitem(self, index, value):
+    desc, stacked = normalize_index(index, self.shape)
+    if not isinstance(value, Tensor):
+        # A Python value takes the tensor's dtype before it meets the data, so
+        # ``x[0] = 0.1`` on a float64 tensor stores 0.1, not float32(0.1).
+        value = wrap(np.asarray(value, dtype=self._data.dtype))
+    old = wrap(self._data)
+    old._node = self._node
+    out = TensorSetItem(old, value, _indices_tensor(stacked), desc)
+    self._data = out._data
+    self._node = out._node
+
+
+def _t_gather(self, input_indices, axis, batch_dims=0):
+    return Gather(self, input_indices, axis, batch_dims=batch_dims)
+
+
+def _t_gather_elements(self, dim, index):
+    return GatherD(self, dim, index)
+
+
+TENSOR_METHODS = {"__getitem__": _getitem, "__setitem__": _setitem, "gather": _t_gather,
+                  "gather_elements": _t_gather_elements}
