@@ -27,7 +27,8 @@ _settings = dict(_DEFAULTS)
 
 def _check_mode(v):
     if v not in (GRAPH_MODE, PYNATIVE_MODE):
-        raise ValueError(f"set_context: mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), got {v!r}")
+        raise ValueError("set_context: mode must be GRAPH_MODE (0) or PYNATIVE_MODE (1), "
+                         f"got {v!r}")
 
 
 def _check_device_target(v):

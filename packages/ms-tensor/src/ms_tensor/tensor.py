@@ -315,5 +315,6 @@ def _fill_from_initializer(arr: np.ndarray, init) -> None:
         raise TypeError(f"Tensor: init={init!r} given by name needs ms-nn's initializers; "
                         "pass an Initializer object")
     if not callable(init):
-        raise TypeError(f"Tensor: init must be an Initializer (callable), got {type(init).__name__}")
+        raise TypeError("Tensor: init must be an Initializer (callable), got "
+                        f"{type(init).__name__}")
     init(arr)

@@ -1,0 +1,87 @@
+"""Developer sessions: ``nox -s tests``, ``lint``, ``build``, ``bench``.
+
+Packages are found, not listed: every ``packages/*`` and ``plugins/*`` with a
+``pyproject.toml`` takes part, so a new package needs no change here.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+PACKAGES = sorted(p.parent for p in ROOT.glob("packages/*/pyproject.toml"))
+PLUGINS = sorted(p.parent for p in ROOT.glob("plugins/*/pyproject.toml"))
+DIST = ROOT / "dist"
+RUFF = "ruff==0.17.5"
+# Sources that must stay out of a wheel: only compiled extensions ship.
+SOURCE_SUFFIXES = (".c", ".pyx", ".pxd")
+
+nox.options.sessions = ["lint", "tests"]
+nox.options.default_venv_backend = "venv"
+
+
+def _editable(paths) -> list[str]:
+    return [arg for p in paths for arg in ("-e", str(p))]
+
+
+@nox.session
+def tests(session):
+    """Run every package's, plugin's and integration test in one environment."""
+    session.install("pytest>=7", "hypothesis>=6", "setuptools>=68",
+                    *_editable(PACKAGES + PLUGINS))
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session):
+    """Check the whole tree with ruff, using the rules in the root pyproject.toml."""
+    session.install(RUFF)
+    session.run("ruff", "check", *(session.posargs or ["."]))
+
+
+@nox.session
+def build(session):
+    """Build an sdist and a wheel of every package and plugin into dist/; check the wheels."""
+    session.install("build>=1")
+    DIST.mkdir(exist_ok=True)
+    for project in PACKAGES + PLUGINS:
+        # the wheel is built from the sdist, in a temporary directory: no stale build/
+        # tree can leak into it, and the sdist is proven complete
+        session.run("python", "-m", "build", "--outdir", str(DIST), str(project))
+    problems = []
+    for project in PACKAGES + PLUGINS:
+        problems += _check_wheel(project)
+    if problems:
+        session.error("wheel problems:\n" + "\n".join(problems))
+    session.log(f"{len(PACKAGES + PLUGINS)} wheels in {DIST}, no C or Cython sources in them")
+
+
+def _check_wheel(project: Path) -> list[str]:
+    """The wheel of ``project`` ships no .c/.pyx/.pxd and one extension per .pyx."""
+    name = project.name.replace("-", "_")
+    wheels = sorted(DIST.glob(f"{name}-*.whl"), key=lambda p: p.stat().st_mtime)
+    if not wheels:
+        return [f"{project.name}: no wheel {name}-*.whl in {DIST}"]
+    wheel = wheels[-1]  # the one just built
+    with zipfile.ZipFile(wheel) as whl:
+        files = whl.namelist()
+    problems = [f"{wheel.name}: ships source {f}" for f in files if f.endswith(SOURCE_SUFFIXES)]
+    for pyx in project.glob("src/**/*.pyx"):
+        module = pyx.relative_to(project / "src").with_suffix("").as_posix()
+        if not any(f.startswith(f"{module}.") and f.endswith((".so", ".pyd")) for f in files):
+            problems.append(f"{wheel.name}: {pyx.name} was not compiled into it")
+    return problems
+
+
+@nox.session
+def bench(session):
+    """Run the benchmark scripts in benchmarks/ (or those named after ``--``)."""
+    session.install(*_editable(PACKAGES))
+    scripts = session.posargs or sorted(str(p) for p in ROOT.glob("benchmarks/*.py"))
+    if not scripts:
+        session.skip("no benchmark scripts in benchmarks/")
+    for script in scripts:
+        session.run("python", script)
