@@ -61,12 +61,20 @@ def _as_index_array(item) -> np.ndarray:
                      f"{arr.dtype}")
 
 
-def normalize_index(index, shape: tuple) -> tuple[tuple, np.ndarray]:
+def normalize_index(index, shape: tuple, name: str = "index") -> tuple[tuple, np.ndarray]:
     """(description, stacked int64 indices) for a Python index into ``shape``.
 
-    Raises IndexError (naming the axis, its size and the input shape) for out-of-range
-    positions, too many indices, mismatched masks and unsupported index types.
+    Raises IndexError (starting with ``name``, naming the axis, its size and the input
+    shape) for out-of-range positions, too many indices, mismatched masks and
+    unsupported index types.
     """
+    try:
+        return _normalize(index, tuple(shape))
+    except IndexError as e:
+        raise IndexError(f"{name}: {e}") from None
+
+
+def _normalize(index, shape):
     items = index if isinstance(index, tuple) else (index,)
     parts = []  # (kind, value): "int", "slice", "none", "ellipsis", "array"
     used = 0

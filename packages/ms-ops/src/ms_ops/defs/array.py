@@ -98,7 +98,11 @@ Transpose = OpDef("Transpose", (Arg("input_x"), Arg("input_perm", STATIC)),
 
 
 def _expand_dims_infer(x, axis):
-    a = normalize_axis(axis, x.ndim + 1)
+    check_int("axis", axis)
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise ValueError(f"axis {axis} is out of range for input shape {x.shape} (expected "
+                         f"{-x.ndim - 1} <= axis <= {x.ndim})")
+    a = axis % (x.ndim + 1)
     return TensorSpec(x.shape[:a] + (1,) + x.shape[a:], x.dtype)
 
 

@@ -74,8 +74,8 @@ OnesLike = OpDef("OnesLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.
 
 
 def scalar(name: str, v):
-    """A Range bound as a Python number (a one-element Tensor is read)."""
-    if isinstance(v, Tensor):
+    """A Range bound as a Python number (a one-element Tensor or array is read)."""
+    if isinstance(v, (Tensor, np.ndarray, np.generic)):
         if v.size != 1:
             raise ValueError(f"{name} must be a scalar, got a tensor of shape {v.shape}")
         v = v.item()
@@ -201,7 +201,7 @@ def _dtype_of(value):
 
 def fill(type, shape, value):
     """``ops.fill``: a tensor of ``shape`` and ``type`` filled with ``value``."""
-    return Fill(type, check_shape("shape", shape), value)
+    return Fill(type, shape, value)
 
 
 def full(size, fill_value, *, dtype=None):
@@ -210,7 +210,7 @@ def full(size, fill_value, *, dtype=None):
     >>> ops.full((2,), 3).dtype
     Int64
     """
-    return Fill(dtype or _dtype_of(fill_value), check_shape("size", size), fill_value)
+    return Fill(dtype or _dtype_of(fill_value), size, fill_value)
 
 
 def full_like(input, fill_value, *, dtype=None):
@@ -220,12 +220,12 @@ def full_like(input, fill_value, *, dtype=None):
 
 def zeros(size, dtype=None):
     """``ops.zeros``: zeros of ``size`` (float32 unless ``dtype``)."""
-    return Zeros(check_shape("size", size), dtype)
+    return Zeros(size, dtype)
 
 
 def ones(shape, dtype=None):
     """``ops.ones``: ones of ``shape`` (float32 unless ``dtype``)."""
-    return Ones(check_shape("shape", shape), dtype)
+    return Ones(shape, dtype)
 
 
 def zeros_like(input, *, dtype=None):
@@ -247,7 +247,7 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     """
     if end is None:
         start, end = 0, start
-    out = Range(start, end, step)
+    out = Range(*_typed(start, end, step))
     if dtype is None or dtype is out.dtype:
         return out
     from ms_ops.defs.array import Cast
@@ -257,7 +257,13 @@ def arange(start=0, end=None, step=1, *, dtype=None):
 
 def _range(start, end, step, maxlen=1000000):
     """``ops.range``: as :func:`arange`, with bounds that may be 0-d tensors."""
-    return Range(start, end, step, maxlen=maxlen)
+    return Range(*_typed(start, end, step), maxlen=maxlen)
+
+
+def _typed(*bounds):
+    # Dispatch keys static inputs by value, and 5 == 5.0: as 0-d arrays, the bounds' types
+    # (which decide int64 or float32) become part of the key.
+    return tuple(np.asarray(b) if isinstance(b, (int, float)) else b for b in bounds)
 
 
 def eye(n, m=None, dtype=None):

@@ -47,14 +47,22 @@ def _adv_shape(indices, desc, what="indices"):
     return indices.shape[1:] if k else ()
 
 
+def _selected(name, shape, desc, indices):
+    """The shape ``desc`` selects from ``shape``; IndexErrors name the operator."""
+    try:
+        return index_shape(tuple(shape), desc, _adv_shape(indices, desc))
+    except IndexError as e:
+        raise IndexError(f"{name}: {e}") from None
+
+
 def _getitem_infer(x, indices, index):
     desc = check_desc(index)
-    return TensorSpec(index_shape(x.shape, desc, _adv_shape(indices, desc)), x.dtype)
+    return TensorSpec(_selected("TensorGetItem", x.shape, desc, indices), x.dtype)
 
 
 def _getitem_grad_infer(dout, indices, index, shape):
     desc = check_desc(index)
-    want = index_shape(tuple(shape), desc, _adv_shape(indices, desc))
+    want = _selected("TensorGetItemGrad", shape, desc, indices)
     if dout.shape != want:
         raise ValueError(f"dout shape {dout.shape} does not match the indexed shape {want} of "
                          f"input shape {tuple(shape)}")
@@ -73,7 +81,7 @@ def assignable(value_shape: tuple, target: tuple) -> bool:
 
 def _setitem_infer(x, value, indices, index):
     desc = check_desc(index)
-    target = index_shape(x.shape, desc, _adv_shape(indices, desc))
+    target = _selected("TensorSetItem", x.shape, desc, indices)
     if not assignable(value.shape, target):
         raise ValueError(f"value shape {value.shape} cannot be broadcast to the indexed shape "
                          f"{target} of input shape {x.shape}")
@@ -118,8 +126,8 @@ def getitem_bprop(x, indices, index, out, dout):
     return (TensorGetItemGrad(dout, indices, index, x.shape), None, None)
 
 
-def getitem_grad_bprop(dout, indices, index, shape, out, ddx):
-    return (TensorGetItem(ddx, indices, index), None, None, None)
+def getitem_grad_bprop(g, indices, index, shape, out, dout):
+    return (TensorGetItem(dout, indices, index), None, None, None)
 
 
 def _to_value(g, value):
@@ -256,7 +264,7 @@ def _coords(index, axis):
     return tuple(grid)
 
 
-def gather_d_cpu(x, dim, index):
+def gather_d_cpu(x, index, dim):
     return x[_coords(index, dim % x.ndim)]
 
 
@@ -454,12 +462,12 @@ def _indices_tensor(stacked):
 
 
 def _getitem(self, index):
-    desc, stacked = normalize_index(index, self.shape)
+    desc, stacked = normalize_index(index, self.shape, "TensorGetItem")
     return TensorGetItem(self, _indices_tensor(stacked), desc)
 
 
 def _setitem(self, index, value):
-    desc, stacked = normalize_index(index, self.shape)
+    desc, stacked = normalize_index(index, self.shape, "TensorSetItem")
     if not isinstance(value, Tensor):
         # A Python value takes the tensor's dtype before it meets the data, so
         # ``x[0] = 0.1`` on a float64 tensor stores 0.1, not float32(0.1).
