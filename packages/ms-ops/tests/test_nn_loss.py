@@ -47,6 +47,19 @@ def test_softmax_cross_entropy_is_stable_for_huge_logits():
     np.testing.assert_allclose(backprop.asnumpy()[0], [1.0, -1.0, 0.0], atol=1e-7)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_cross_entropy_masked_logits_get_zero_probability_and_nan_propagates(dtype):
+    x = np.array([[0.0, -np.inf, 1.0], [np.nan, 0.0, 0.0]], dtype)
+    labels = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype)
+    loss, backprop = _loss.softmax_cross_entropy(x, labels)
+    p = np.exp([0.0, 1.0]) / np.exp([0.0, 1.0]).sum()
+    np.testing.assert_allclose(backprop[0], [p[0] - 1.0, 0.0, p[1]], rtol=1e-6)
+    # 0 * log(0) is NaN in the dense loss, as in MindSpore 2.x (and in numpy)
+    assert np.isnan(loss).all()
+    sparse = _loss.sparse_softmax_cross_entropy(x[:1], np.array([0], np.int32), False)
+    np.testing.assert_allclose(sparse, -np.log(p[0]), rtol=1e-6)  # MindSpore: 1.3132629
+
+
 def test_sparse_softmax_cross_entropy_matches_mindspore_and_numpy():
     x, _, t, _ = _mindspore_case()
     loss = ops.SparseSoftmaxCrossEntropyWithLogits()(Tensor(x), Tensor(t))

@@ -310,3 +310,25 @@ def test_batch_norm_dtype_of_statistics_follows_scale():
     _, s, b, m, v = _bn_args(dtype=np.float64)
     out = ops.BatchNorm()(Tensor(np.ones((2, 3), np.float32)), s, b, m, v)
     assert out[0].dtype == float32 and all(o.dtype == float64 for o in out[1:])
+
+
+def test_l2_normalize_matches_mindspore_and_bounds_small_norms():
+    x = np.array([[0.001, 0.002, 0.0], [3.0, 4.0, 1.0]], np.float32)
+    np.testing.assert_allclose(ops.L2Normalize(axis=1)(Tensor(x)).asnumpy(),
+                               [[0.1, 0.2, 0.0], [0.5883484, 0.78446454, 0.19611613]], rtol=1e-6)
+    np.testing.assert_allclose(ops.L2Normalize(axis=(0,), epsilon=1e-4)(Tensor(x)).asnumpy(),
+                               [[3.3333333e-04, 4.9999997e-04, 0.0], [1.0, 1.0, 1.0]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, -1, (1,)])
+def test_l2_normalize_gradients_inside_and_below_epsilon(axis):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 4))
+    x[0] *= 1e-3  # along axis 1, row 0 has its squared norm below epsilon
+    check_bprop(N.L2Normalize, x, attrs={"axis": axis, "epsilon": 1e-4})
+
+
+def test_l2_normalize_rejects_several_axes():
+    with pytest.raises(ValueError, match=r"L2Normalize: axis must be an int or hold exactly one "
+                                         r"int, got \(0, 1\)"):
+        ops.L2Normalize(axis=(0, 1))(Tensor(np.ones((2, 2), np.float32)))

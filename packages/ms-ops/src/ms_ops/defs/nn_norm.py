@@ -1,5 +1,5 @@
-"""Normalization: BatchNorm (with BatchNormGrad), LayerNorm, and the functional forms
-``batch_norm``, ``layer_norm`` and ``group_norm``.
+"""Normalization: BatchNorm (with BatchNormGrad), LayerNorm, L2Normalize, and the
+functional forms ``batch_norm``, ``layer_norm`` and ``group_norm``.
 
 BatchNorm and its gradient run as Cython kernels (``kernels/_norm.pyx``) on an
 ``(outer, channels, inner)`` view of the input; the numpy functions named ``*_reference``
@@ -233,6 +233,35 @@ def layer_norm_cpu(x, gamma, beta, begin_norm_axis=1, begin_params_axis=1, epsil
     return centered * rstd * gamma + beta, mean, rstd
 
 
+def _l2_axis(axis, ndim) -> int:
+    if isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            raise ValueError(f"axis must be an int or hold exactly one int, got {axis!r}")
+        axis = axis[0]
+    return normalize_axis(axis, ndim)
+
+
+def _l2_normalize_infer(x, axis=0, epsilon=1e-4):
+    check_dtype("x", x, FLOATS)
+    _l2_axis(axis, x.ndim)
+    if not isinstance(epsilon, float) or epsilon < 0:
+        raise ValueError(f"epsilon must be a float >= 0, got {epsilon!r}")
+    return TensorSpec(x.shape, x.dtype)
+
+
+L2Normalize = OpDef(
+    "L2Normalize", (Arg("x"),), (Attr("axis", 0), Attr("epsilon", 1e-4)),
+    infer=_l2_normalize_infer,
+    doc="""``x / sqrt(max(sum(x**2, axis), epsilon))``: unit L2 norm along one ``axis``
+    (an int or a one-element tuple); ``epsilon`` bounds the squared norm from below.""")
+
+
+def l2_normalize_cpu(x, axis=0, epsilon=1e-4):
+    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
+    sq = np.sum(work * work, axis=_l2_axis(axis, x.ndim), keepdims=True)
+    return work / np.sqrt(np.maximum(sq, epsilon))
+
+
 # -- gradient rules --------------------------------------------------------------------
 def _full(shape, like, value):
     return Tensor(np.full(shape, value, like.dtype.np))
@@ -328,6 +357,19 @@ def layer_norm_bprop(x, gamma, beta, out, dout, begin_norm_axis=1, begin_params_
     return dx, sum_to(Mul(dy, xh), gamma.shape), sum_to(dy, beta.shape)
 
 
+def l2_normalize_bprop(x, out, dout, axis=0, epsilon=1e-4):
+    """y = x * r with r = rsqrt(max(s, eps)), s = sum(x**2): dx = r * dout - x * r**3 *
+    sum(dout * x), the second term only where s > eps (else r is a constant)."""
+    from ms_ops.defs import arithmetic, comparison, math_unary
+
+    axes = (_l2_axis(axis, x.ndim),)
+    sq = reduction.ReduceSum(Mul(x, x), axes, keep_dims=True)
+    r = math_unary.Rsqrt(arithmetic.Maximum(sq, epsilon))
+    proj = Mul(reduction.ReduceSum(Mul(dout, x), axes, keep_dims=True), Mul(Mul(r, r), r))
+    active = array.Cast(comparison.Greater(sq, epsilon), proj.dtype)
+    return (Sub(Mul(dout, r), Mul(x, Mul(proj, active))),)
+
+
 # -- functional forms ------------------------------------------------------------------
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
                momentum=0.1, eps=1e-5):
@@ -385,10 +427,10 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return y
 
 
-PRIMITIVES = (BatchNorm, BatchNormGrad, LayerNorm)
+PRIMITIVES = (BatchNorm, BatchNormGrad, LayerNorm, L2Normalize)
 CPU_KERNELS = {BatchNorm: (batch_norm_cpu, FLOATS), BatchNormGrad: (batch_norm_grad_cpu, FLOATS),
-               LayerNorm: (layer_norm_cpu, FLOATS)}
+               LayerNorm: (layer_norm_cpu, FLOATS), L2Normalize: (l2_normalize_cpu, FLOATS)}
 BPROPS = {BatchNorm: batch_norm_bprop, BatchNormGrad: batch_norm_grad_bprop,
-          LayerNorm: layer_norm_bprop}
+          LayerNorm: layer_norm_bprop, L2Normalize: l2_normalize_bprop}
 FUNCTIONS = {"batch_norm": batch_norm, "layer_norm": layer_norm, "group_norm": group_norm}
 TENSOR_METHODS = {}

@@ -10,8 +10,15 @@ accumulated in double precision whatever the input dtype.
 import numpy as np
 
 from cython cimport floating
+cimport openmp
 from cython.parallel cimport prange
 from libc.math cimport sqrt
+
+
+cdef int _threads(Py_ssize_t work) noexcept nogil:
+    """One thread for small inputs: waking a team costs more than it saves below ~32k
+    elements, and far more when the cores are busy with other processes."""
+    return 1 if work < 32768 else openmp.omp_get_max_threads()
 
 
 cdef inline Py_ssize_t _block(Py_ssize_t inner) noexcept nogil:
@@ -66,6 +73,7 @@ def batch_norm_training(const floating[:, :, ::1] x, const double[::1] scale,
     """Normalize with the batch's statistics; returns ``(y, mean, biased variance)``."""
     cdef Py_ssize_t n_c = x.shape[1], blk = _block(x.shape[2]), b, c, c0, c1
     cdef Py_ssize_t n_b = (n_c + blk - 1) // blk
+    cdef int nt = _threads(x.shape[0] * n_c * x.shape[2])
     dtype = np.float32 if floating is float else np.float64
     y_arr = np.empty((x.shape[0], n_c, x.shape[2]), dtype=dtype)
     mean_arr = np.empty(n_c)
@@ -75,7 +83,7 @@ def batch_norm_training(const floating[:, :, ::1] x, const double[::1] scale,
     cdef floating[:, :, ::1] y = y_arr
     cdef double[::1] mean = mean_arr, var = var_arr, a = a_arr, sh = b_arr
     with nogil:
-        for b in prange(n_b, schedule="static"):
+        for b in prange(n_b, schedule="static", num_threads=nt):
             c0 = b * blk
             c1 = min(c0 + blk, n_c)
             _stats(x, mean, var, c0, c1)
@@ -92,6 +100,7 @@ def batch_norm_inference(const floating[:, :, ::1] x, const double[::1] scale,
     """Normalize with given (running) statistics; returns ``y``."""
     cdef Py_ssize_t n_c = x.shape[1], blk = _block(x.shape[2]), b, c, c0, c1
     cdef Py_ssize_t n_b = (n_c + blk - 1) // blk
+    cdef int nt = _threads(x.shape[0] * n_c * x.shape[2])
     dtype = np.float32 if floating is float else np.float64
     y_arr = np.empty((x.shape[0], n_c, x.shape[2]), dtype=dtype)
     a_arr = np.empty(n_c)
@@ -99,7 +108,7 @@ def batch_norm_inference(const floating[:, :, ::1] x, const double[::1] scale,
     cdef floating[:, :, ::1] y = y_arr
     cdef double[::1] a = a_arr, sh = b_arr
     with nogil:
-        for b in prange(n_b, schedule="static"):
+        for b in prange(n_b, schedule="static", num_threads=nt):
             c0 = b * blk
             c1 = min(c0 + blk, n_c)
             for c in range(c0, c1):
@@ -142,6 +151,7 @@ def batch_norm_grad(const floating[:, :, ::1] dy, const floating[:, :, ::1] x,
     cdef Py_ssize_t n_o = x.shape[0], n_c = x.shape[1], n_i = x.shape[2]
     cdef Py_ssize_t blk = _block(n_i), b, o, c, i, c0, c1
     cdef Py_ssize_t n_b = (n_c + blk - 1) // blk
+    cdef int nt = _threads(n_o * n_c * n_i)
     cdef double inv = 1.0 / (n_o * n_i), r, k, m, u, w
     dtype = np.float32 if floating is float else np.float64
     dx_arr = np.empty((n_o, n_c, n_i), dtype=dtype)
@@ -150,7 +160,7 @@ def batch_norm_grad(const floating[:, :, ::1] dy, const floating[:, :, ::1] x,
     cdef floating[:, :, ::1] dx = dx_arr
     cdef double[::1] s_dy = db_arr, s_dyx = ds_arr
     with nogil:
-        for b in prange(n_b, schedule="static"):
+        for b in prange(n_b, schedule="static", num_threads=nt):
             c0 = b * blk
             c1 = min(c0 + blk, n_c)
             _grad_sums(dy, x, mean, s_dy, s_dyx, c0, c1)
