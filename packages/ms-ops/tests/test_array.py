@@ -86,6 +86,16 @@ def test_layout_errors_name_operator_and_shapes(call, exc, match):
         call(Tensor(_x((2, 3))))
 
 
+def test_cast_gradient_returns_the_input_dtype():
+    from ms_tensor import registry
+
+    check_bprop(A.Cast, _x((2, 3), np.float64), float64)
+    x = Tensor(_x((2, 3)))
+    (g, _) = registry.load().bprop(A.Cast)(x, float64, out=A.Cast(x, float64),
+                                           dout=Tensor(np.ones((2, 3))))
+    assert g.dtype == float32
+
+
 def test_views_and_copies():
     x = Tensor(_x((2, 3)))
     b = A.BroadcastTo(x, (4, 2, 3)).asnumpy()

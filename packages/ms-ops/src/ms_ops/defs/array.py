@@ -3,9 +3,10 @@ Tile, ReverseV2, Roll, Identity and Select, with their functional and Tensor for
 
 Joining and splitting (Concat, Split, ...) live in ``array_join``, slicing and padding in
 ``array_slice``, and tensor creation (Fill, Zeros, Range, Eye, OneHot, ...) in
-``array_create``. Reshape, Transpose and friends return numpy views of their input: no
-kernel writes into its inputs' memory and ``Tensor.__setitem__`` replaces a tensor's
-array instead of writing into it, so sharing memory is safe.
+``array_create``. Reshape, Transpose and friends return numpy views of their input.
+Sharing memory is safe because these kernels never write into their inputs and
+``Tensor.__setitem__`` replaces a tensor's array instead of writing into it; an operator
+declared ``inplace`` (which does write) must only be given arrays its tensor owns.
 """
 
 from __future__ import annotations

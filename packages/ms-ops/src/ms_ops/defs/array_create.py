@@ -18,20 +18,6 @@ from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
 
-class _Created(np.ndarray):
-    """A kernel result of an operator without tensor inputs (see ``created``)."""
-
-
-def created(arr: np.ndarray) -> np.ndarray:
-    """Hand back ``arr`` from a kernel of an operator that has no tensor inputs.
-
-    ``dispatch.execute`` decides on its fast path by looking at the first tensor input,
-    which these operators lack; a subclass view makes it convert the result instead
-    (``np.asarray``, no copy) and never reach that check.
-    """
-    return arr.view(_Created)
-
-
 def check_shape(name: str, shape) -> tuple:
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
@@ -144,19 +130,19 @@ def fill_cpu(value, type, shape):
 
 
 def zeros_cpu(size, dtype=None):
-    return created(np.zeros(check_shape("size", size), (dtype or mstype.float32).np))
+    return np.zeros(check_shape("size", size), (dtype or mstype.float32).np)
 
 
 def ones_cpu(shape, dtype=None):
-    return created(np.ones(check_shape("shape", shape), (dtype or mstype.float32).np))
+    return np.ones(check_shape("shape", shape), (dtype or mstype.float32).np)
 
 
 def range_cpu(start, end, step, maxlen=1000000):
-    return created(np.arange(scalar("start", start), scalar("end", end), scalar("step", step)))
+    return np.arange(scalar("start", start), scalar("end", end), scalar("step", step))
 
 
 def eye_cpu(n, m, dtype):
-    return created(np.eye(n, m, dtype=dtype.np))
+    return np.eye(n, m, dtype=dtype.np)
 
 
 def one_hot_cpu(indices, on_value, off_value, depth, axis=-1):
