@@ -139,6 +139,22 @@ def test_batch_norm_cython_kernels_match_numpy_reference(shape, dtype, tol):
     assert _norm.batch_norm_training(x, scale, bias, 1e-5)[0].dtype == dtype
 
 
+def test_batch_norm_float32_kernels_keep_digits_when_the_mean_is_large():
+    # float32 maths on x - mean would lose ~4 digits at mean 1000 with the naive form
+    rng = np.random.default_rng(12)
+    x = (1000 + rng.standard_normal((8, 3, 50))).astype(np.float32)
+    dy = rng.standard_normal((8, 3, 50)).astype(np.float32)
+    scale, bias = np.ones(3), np.zeros(3)
+    y, mean, var = _norm.batch_norm_training(x, scale, bias, 1e-5)
+    want = N.batch_norm_training_reference(x.astype(np.float64), scale, bias, 1e-5)
+    np.testing.assert_allclose(y, want[0], atol=2e-6)
+    for training in (True, False):
+        got = _norm.batch_norm_grad(dy, x, scale, mean, var, 1e-5, training)[0]
+        want = N.batch_norm_grad_reference(dy.astype(np.float64), x.astype(np.float64), scale,
+                                           mean, var, 1e-5, training)[0]
+        np.testing.assert_allclose(got, want, atol=2e-6)
+
+
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("shape,fmt,axis", [((4, 3), "NCHW", 1), ((3, 2, 2, 2), "NCHW", 1),
                                             ((2, 2, 3), "NHWC", 2)])
