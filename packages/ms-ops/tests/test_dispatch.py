@@ -67,7 +67,7 @@ def test_functional_call_binding_errors_name_the_operator():
 
 def test_unknown_functional_name_says_where_names_come_from():
     with pytest.raises(AttributeError, match="no operator 'no_such_op'"):
-        ops.functional.no_such_op
+        _ = ops.functional.no_such_op
 
 
 class _BrokenPlugin:
@@ -89,7 +89,7 @@ def test_a_failing_kernel_is_reported_as_an_operator_bug_with_its_inputs():
     registry.register_plugin(_BrokenPlugin(), "broken-test")
     try:
         with pytest.raises(OpError, match=r"BrokenForTest: kernel failed on inputs "
-                                          r"\(TensorSpec\(\(2,\), Float32\),\): FloatingPointError"):
+                           r"\(TensorSpec\(\(2,\), Float32\),\): FloatingPointError"):
             _BrokenPlugin.Broken(Tensor(np.ones(2, np.float32)))
     finally:
         registry.unregister_plugin("broken-test")
@@ -104,3 +104,15 @@ def test_ops_reload_after_registry_reset():
     x = Tensor(np.ones(2, np.float32))
     registry.reset()
     np.testing.assert_allclose((x + x).asnumpy(), [2.0, 2.0])
+
+
+def test_data_errors_found_by_a_kernel_name_the_operator_and_inputs():
+    with pytest.raises(IndexError, match=r"Gather: .*out of bounds.*\(inputs \(2,\) Float32"):
+        ops.gather(Tensor(np.ones(2, np.float32)), Tensor(np.array([3])), 0)
+
+
+def test_scalars_of_different_types_do_not_share_a_plan():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert ops.ReduceSum(keep_dims=True)(x, 1).shape == (2, 1)
+    with pytest.raises(TypeError):
+        ops.ReduceSum(keep_dims=1)(x, 1)

@@ -3,7 +3,6 @@ import pytest
 
 import ms_ops as ops
 from ms_ops.defs import nn_misc as M
-from ms_ops.dispatch import OpError
 from ms_ops.testing import check_bprop
 from ms_tensor import Tensor, bfloat16, float16, float32, int32, registry, seed
 
@@ -198,7 +197,7 @@ def test_embedding_max_norm_caps_row_norms(norm_type):
 
 
 @pytest.mark.parametrize("call,exc,pattern", [
-    (lambda w: ops.embedding(Tensor(np.array([0, 5])), w), OpError,
+    (lambda w: ops.embedding(Tensor(np.array([0, 5])), w), ValueError,
      r"Embedding: .*input values must lie in \[0, 4\)"),
     (lambda w: ops.embedding(Tensor(np.array([0.0])), w), TypeError,
      r"Embedding: input 'input' has dtype Float64"),

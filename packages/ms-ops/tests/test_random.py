@@ -3,7 +3,6 @@ import pytest
 
 import ms_ops as ops
 from ms_ops.defs import random as R
-from ms_ops.dispatch import OpError
 from ms_tensor import Tensor, float16, float32, float64, int16, int32, int64, seed
 
 _P = np.array([[0.1, 0.6, 0.0, 0.3], [0.25, 0.25, 0.25, 0.25]], np.float32)
@@ -188,7 +187,7 @@ def test_multinomial_tensor_method():
      r"UniformInt: input 'minval' has dtype Float32"),
     (lambda: ops.UniformInt()((2,), Tensor(np.array([1, 2], np.int32)), Tensor(3, int32)),
      ValueError, r"UniformInt: minval must be a scalar"),
-    (lambda: ops.UniformInt()((2,), Tensor(5, int32), Tensor(1, int32)), OpError,
+    (lambda: ops.UniformInt()((2,), Tensor(5, int32), Tensor(1, int32)), ValueError,
      r"UniformInt: .*minval 5 must be less than maxval 1"),
     (lambda: ops.randint(10, 1, (2,)), ValueError, r"randint: low 10 must be less than high 1"),
     (lambda: ops.randint(0, 2 ** 40, (2,)), ValueError, r"randint: .*int32 range"),
@@ -199,7 +198,7 @@ def test_multinomial_tensor_method():
     (lambda: ops.rand(3, seed=-2), ValueError, r"rand: seed must be None or a non-negative"),
     (lambda: ops.uniform((2,), Tensor(0.0), Tensor(1.0), dtype=int64), TypeError,
      r"uniform: dtype must be a float type or Int32"),
-    (lambda: ops.bernoulli(Tensor(np.zeros(3)), 1.5), OpError, r"Bernoulli: .*p must lie in"),
+    (lambda: ops.bernoulli(Tensor(np.zeros(3)), 1.5), ValueError, r"Bernoulli: .*p must lie in"),
     (lambda: ops.bernoulli(Tensor(np.zeros(3)), Tensor(np.zeros(4))), ValueError,
      r"Bernoulli: input shape \(3,\) and p shape \(4,\) cannot be broadcast"),
     (lambda: ops.bernoulli(Tensor(np.zeros(3)), Tensor(np.zeros((2, 3)))), ValueError,
@@ -211,9 +210,9 @@ def test_multinomial_tensor_method():
     (lambda: ops.multinomial(Tensor(_P), 0), ValueError, r"Multinomial: 'num_samples' must be"),
     (lambda: ops.multinomial(Tensor(np.array([1, 2], np.int32)), 1), TypeError,
      r"Multinomial: input 'x' has dtype Int32"),
-    (lambda: ops.multinomial(Tensor(np.array([1.0, -2.0])), 1), OpError,
+    (lambda: ops.multinomial(Tensor(np.array([1.0, -2.0])), 1), ValueError,
      r"Multinomial: .*non-negative"),
-    (lambda: ops.multinomial(Tensor(np.zeros((2, 3))), 1), OpError, r"positive sum"),
+    (lambda: ops.multinomial(Tensor(np.zeros((2, 3))), 1), ValueError, r"positive sum"),
     (lambda: ops.random_categorical(Tensor(np.zeros(3)), 2), ValueError,
      r"RandomCategorical: logits must be 2-d"),
     (lambda: ops.random_categorical(Tensor(np.zeros((1, 3))), 2, dtype=float32), TypeError,

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_ops.opdef import _NO_ATTRS, TENSOR, TensorSpec, dtype_names
 from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor.tensor import Tensor, wrap
-
-from ms_ops.opdef import _NO_ATTRS, TENSOR, TensorSpec, dtype_names
 
 __all__ = ["execute", "binary_method", "unary_method", "set_recorder", "get_recorder",
            "OpError"]
@@ -24,6 +23,8 @@ _new = object.__new__
 _from_np = mstype._FROM_NP
 _WEAK = {bool: mstype.WEAK_BOOL, int: mstype.WEAK_INT, float: mstype.WEAK_FLOAT}
 _recorder = None
+_SCALARS = (bool, int, float)
+_MAX_PLANS = 4096  # per operator; the cache is cleared when it would grow past this
 
 
 class OpError(RuntimeError):
@@ -105,6 +106,8 @@ def execute(op, values, attrs, state=None):
     plan = op._cache.get(key)
     if plan is None:
         plan = _make_plan(op, values, raw, attrs)
+        if len(op._cache) >= _MAX_PLANS:  # e.g. indexing with every distinct integer
+            op._cache.clear()
         op._cache[key] = plan
 
     arrays = [a if c is None else (a.astype(c) if type(a) is _ndarray else np.asarray(a, c))
@@ -116,6 +119,10 @@ def execute(op, values, attrs, state=None):
         kwargs = dict(kwargs, state=state)
     try:
         result = plan.kernel(*arrays, **kwargs)
+    except (IndexError, ValueError) as e:
+        # Only the data can be wrong here (an index out of range, an invalid probability):
+        # inference saw shapes and dtypes alone.
+        raise type(e)(f"{op.name}: {e} (inputs {_specs_text(plan.specs)})") from None
     except Exception as e:  # inference accepted these inputs, so this is an operator bug
         raise OpError(f"{op.name}: kernel failed on inputs {plan.specs}: "
                       f"{type(e).__name__}: {e}") from e
@@ -143,8 +150,14 @@ def _fix(r, d):
     return r
 
 
+def _specs_text(specs) -> str:
+    return ", ".join(f"{s.shape} {s.dtype}" for s in specs) or "none"
+
+
 def _hashable(v):
-    if isinstance(v, list):
+    if type(v) in _SCALARS:  # 1, 1.0 and True are equal dict keys but not equal arguments
+        return (type(v), v)
+    if isinstance(v, (list, tuple)):
         return tuple(_hashable(x) for x in v)
     if isinstance(v, Tensor):
         return ("tensor", v._data.tobytes(), v._data.shape, v._data.dtype)
