@@ -193,7 +193,14 @@ def load() -> Registry:
         reg = Registry()
         for hook_name in hookspecs.HOOK_ORDER:
             for impl in getattr(pm.hook, hook_name).get_hookimpls():
-                impl.function(registry=reg.view(impl.plugin_name))
+                try:
+                    impl.function(registry=reg.view(impl.plugin_name))
+                except RegistrationError:
+                    raise
+                except Exception as e:
+                    raise RegistrationError(
+                        f"plugin {impl.plugin_name!r} failed in {hook_name}: "
+                        f"{type(e).__name__}: {e}") from e
         _generation += 1
         reg.generation = _generation
         for callback in list(_on_load):
