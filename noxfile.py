@@ -6,6 +6,7 @@ Packages are found, not listed: every ``packages/*`` and ``plugins/*`` with a
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -44,13 +45,22 @@ def lint(session):
 
 @nox.session
 def build(session):
-    """Build an sdist and a wheel of every package and plugin into dist/; check the wheels."""
+    """Build a wheel of every package and plugin into dist/ and check what they contain."""
     session.install("build>=1")
     DIST.mkdir(exist_ok=True)
     for project in PACKAGES + PLUGINS:
-        # the wheel is built from the sdist, in a temporary directory: no stale build/
-        # tree can leak into it, and the sdist is proven complete
-        session.run("python", "-m", "build", "--outdir", str(DIST), str(project))
+        # Build from a copy of the files a fresh clone has (tracked, or new and not
+        # ignored): no stale build/ tree or in-place extension can leak into the wheel.
+        copy = Path(session.create_tmp()) / project.name
+        shutil.rmtree(copy, ignore_errors=True)
+        listed = session.run("git", "ls-files", "--cached", "--others", "--exclude-standard",
+                             str(project.relative_to(ROOT)), external=True, silent=True)
+        for rel in listed.split():
+            if (ROOT / rel).is_file():
+                dest = copy / Path(rel).relative_to(project.relative_to(ROOT))
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / rel, dest)
+        session.run("python", "-m", "build", "--wheel", "--outdir", str(DIST), str(copy))
     problems = []
     for project in PACKAGES + PLUGINS:
         problems += _check_wheel(project)
