@@ -422,7 +422,9 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     ``smooth`` is ``-sum_c weight[c] * inputs[:, c]``, reduced like ``nll`` (the mean
     divides both by the total weight of the counted targets).
 
-    >>> nll_loss(ops.log_softmax(logits, 1), target)
+    >>> x = Tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
+    >>> round(float(nll_loss(ops.log_softmax(x, 1), Tensor([2, 0], int32))), 4)
+    0.7531
     """
     _check_functional_reduction("nll_loss", reduction)
     if inputs.ndim < 2:
@@ -454,7 +456,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     shaped like ``input``). ``weight`` (C,) rescales classes; ``label_smoothing`` mixes the
     target with the uniform distribution.
 
-    >>> cross_entropy(logits, Tensor([1, 0, 3], int32))
+    >>> x = Tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
+    >>> round(float(cross_entropy(x, Tensor([2, 0], int32))), 4)
+    0.7531
     """
     from ms_ops.defs import activation
 
@@ -487,7 +491,8 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     """Binary cross-entropy of probabilities ``logits`` against ``labels`` (see
     BinaryCrossEntropy); ``weight`` defaults to ones.
 
-    >>> binary_cross_entropy(Tensor([0.3, 0.9]), Tensor([0.0, 1.0]))
+    >>> round(float(binary_cross_entropy(Tensor([0.3, 0.9]), Tensor([0.0, 1.0]))), 4)
+    0.231
     """
     _check_functional_reduction("binary_cross_entropy", reduction)
     weight = _full((), logits, 1.0) if weight is None else weight
@@ -499,7 +504,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` (see
     BCEWithLogitsLoss); ``weight`` and ``pos_weight`` default to ones.
 
-    >>> binary_cross_entropy_with_logits(Tensor([0.5, -1.0]), Tensor([1.0, 0.0]))
+    >>> round(float(binary_cross_entropy_with_logits(Tensor([0.5, -1.0]), Tensor([1.0, 0.0]))), 4)
+    0.3937
     """
     _check_functional_reduction("binary_cross_entropy_with_logits", reduction)
     weight = _full((), input, 1.0) if weight is None else weight
@@ -510,7 +516,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 def mse_loss(input, target, reduction="mean"):
     """Squared error ``(input - target)**2`` (broadcasting), reduced.
 
-    >>> mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))  # (0 + 4) / 2
+    >>> float(mse_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0])))  # (0 + 4) / 2
+    2.0
     """
     _check_functional_reduction("mse_loss", reduction)
     d = Sub(input, target)
@@ -520,7 +527,8 @@ def mse_loss(input, target, reduction="mean"):
 def l1_loss(input, target, reduction="mean"):
     """Absolute error ``|input - target|`` (broadcasting), reduced.
 
-    >>> l1_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0]))  # (0 + 2) / 2
+    >>> float(l1_loss(Tensor([1.0, 2.0]), Tensor([1.0, 4.0])))  # (0 + 2) / 2
+    1.0
     """
     from ms_ops.defs import arithmetic
 
@@ -531,7 +539,8 @@ def l1_loss(input, target, reduction="mean"):
 def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     """Smooth L1 (Huber-like) loss; see SmoothL1Loss. Not reduced by default.
 
-    >>> smooth_l1_loss(Tensor([0.0, 3.0]), Tensor([0.5, 0.0]))  # [0.125, 2.5]
+    >>> smooth_l1_loss(Tensor([0.0, 3.0]), Tensor([0.5, 0.0])).asnumpy()
+    array([0.125, 2.5  ], dtype=float32)
     """
     _check_functional_reduction("smooth_l1_loss", reduction)
     return SmoothL1Loss(input, target, beta=float(beta), reduction=reduction)

@@ -378,8 +378,11 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     In training the batch statistics normalize and ``running_mean``/``running_var`` are
     updated in place (see BatchNorm); otherwise the running statistics normalize.
 
-    >>> batch_norm(x, mean, var, ops.ones(3), ops.zeros(3), training=True).shape == x.shape
-    True
+    >>> x = Tensor([[1.0, 2.0], [3.0, 6.0]])
+    >>> batch_norm(x, ops.zeros(2), ops.ones(2), ops.ones(2), ops.zeros(2), training=True)
+    Tensor(shape=[2, 2], dtype=Float32, value=
+    [[-9.99994993e-01, -9.99998748e-01],
+     [ 9.99994993e-01,  9.99998748e-01]])
     """
     return BatchNorm(input_x, weight, bias, running_mean, running_var, is_training=training,
                      epsilon=float(eps), momentum=momentum)[0]
