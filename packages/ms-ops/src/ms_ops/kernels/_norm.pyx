@@ -242,7 +242,7 @@ def batch_norm_grad(const floating[:, :, ::1] dy, const floating[:, :, ::1] x,
     dependence on ``x``; otherwise they are constants and ``dx = dy * scale * rstd``.
     """
     cdef Py_ssize_t n_o = x.shape[0], n_c = x.shape[1], n_i = x.shape[2]
-    cdef Py_ssize_t blk = _block(n_i), b, o, c, i, c0, c1
+    cdef Py_ssize_t blk = _block(n_i), b, c, c0, c1
     cdef Py_ssize_t n_b = (n_c + blk - 1) // blk
     cdef int nt = _threads(n_o * n_c * n_i)
     cdef double inv = 1.0 / (n_o * n_i), r, k
