@@ -116,3 +116,27 @@ def test_scalars_of_different_types_do_not_share_a_plan():
     assert ops.ReduceSum(keep_dims=True)(x, 1).shape == (2, 1)
     with pytest.raises(TypeError):
         ops.ReduceSum(keep_dims=1)(x, 1)
+
+
+class _OptionalInputPlugin:
+    Scale = OpDef("ScaleForTest", (Arg("x"), Arg("weight", default=None)),
+                  infer=lambda x, weight: x)
+
+    @hookimpl
+    def ms_register_primitives(self, registry):
+        registry.add_primitive(self.Scale)
+
+    @hookimpl
+    def ms_register_kernels(self, registry):
+        registry.add_kernel(self.Scale, "CPU", lambda x, w: x if w is None else x * w)
+
+
+def test_an_optional_tensor_input_reaches_inference_and_kernel_as_none():
+    registry.register_plugin(_OptionalInputPlugin(), "optional-test")
+    try:
+        x = Tensor(np.array([1.0, 2.0], np.float32))
+        np.testing.assert_allclose(_OptionalInputPlugin.Scale(x).asnumpy(), [1.0, 2.0])
+        w = Tensor(np.array([3.0, 3.0], np.float32))
+        np.testing.assert_allclose(_OptionalInputPlugin.Scale(x, w).asnumpy(), [3.0, 6.0])
+    finally:
+        registry.unregister_plugin("optional-test")

@@ -93,6 +93,9 @@ def execute(op, values, attrs, state=None):
             elif type(v) in _WEAK:
                 key.append(type(v))
                 raw.append(v)
+            elif v is None and a.default is None:  # an optional input left out
+                key.append(None)
+                raw.append(None)
             else:
                 arr = _as_array(op, a.name, v)
                 key.append(arr.dtype)
@@ -151,7 +154,7 @@ def _fix(r, d):
 
 
 def _specs_text(specs) -> str:
-    return ", ".join(f"{s.shape} {s.dtype}" for s in specs) or "none"
+    return ", ".join("None" if s is None else f"{s.shape} {s.dtype}" for s in specs) or "none"
 
 
 def _hashable(v):
@@ -187,8 +190,9 @@ def _make_plan(op, values, raw, attrs) -> _Plan:
     dtypes = []
     for a in raw:
         w = _WEAK.get(type(a))
-        dtypes.append(w if w is not None else mstype.from_numpy(a.dtype))
-    promoted = [a.promote for a in (op.inputs[i] for i in op.tensor_index)]
+        dtypes.append(w if w is not None else None if a is None else mstype.from_numpy(a.dtype))
+    promoted = [a.promote and r is not None
+                for a, r in zip((op.inputs[i] for i in op.tensor_index), raw)]
     target = None
     if op.promote is not None:
         ps = [d for d, p in zip(dtypes, promoted) if p]
@@ -198,7 +202,9 @@ def _make_plan(op, values, raw, attrs) -> _Plan:
                 target = mstype.float32
     final = []
     for d, p in zip(dtypes, promoted):
-        if p and target is not None:
+        if d is None:
+            final.append(None)
+        elif p and target is not None:
             final.append(target)
         else:
             final.append(d.default if isinstance(d, mstype._Weak) else d)
@@ -209,7 +215,7 @@ def _make_plan(op, values, raw, attrs) -> _Plan:
         if a.kind == TENSOR:
             arr = raw[t]
             shape = arr.shape if hasattr(arr, "shape") else ()
-            spec = TensorSpec(shape, final[t])
+            spec = None if arr is None else TensorSpec(shape, final[t])
             specs.append(spec)
             args.append(spec)
             t += 1
@@ -227,6 +233,9 @@ def _make_plan(op, values, raw, attrs) -> _Plan:
                                 f"CPU kernel supports {dtype_names(allowed)}")
     casts = []
     for a, d in zip(raw, final):
+        if a is None:
+            casts.append(None)
+            continue
         np_d = d.np
         if type(a) in _WEAK:
             casts.append(np_d)

@@ -29,7 +29,8 @@ REQUIRED = _Required()
 
 class Arg:
     """One call argument. ``kind=TENSOR`` inputs become arrays; ``STATIC`` ones (axis,
-    shape, ...) stay Python values known at compile time."""
+    shape, ...) stay Python values known at compile time. A tensor input with
+    ``default=None`` is optional: left out, inference and the kernel receive ``None``."""
 
     __slots__ = ("name", "kind", "default", "promote")
 
