@@ -9,7 +9,8 @@ MindSpore class style (``ops.MatMul(transpose_b=True)(x, y)``).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ms_tensor import dtype as mstype
 
