@@ -66,12 +66,13 @@ def _explicit_window(x_shape, kernel_size, stride, padding, ceil_mode,
     """The functional API's window: symmetric ``padding``, optional ``ceil_mode``."""
     kernel = _pair("kernel_size", kernel_size)
     stride = kernel if stride is None else _pair("stride", stride)
+    given = padding
     if isinstance(padding, int) and not isinstance(padding, bool):
         padding = (padding, padding)
     if not (isinstance(padding, (tuple, list)) and len(padding) == 2
             and all(isinstance(p, int) and 0 <= p <= k // 2 for p, k in zip(padding, kernel))):
         raise ValueError(f"padding must be an int or a pair of ints, each at most half the "
-                         f"kernel {kernel}, got {padding!r}")
+                         f"kernel {kernel}, got {given!r}")
     out = []
     for d, k, s, p in zip(x_shape[-2:], kernel, stride, padding):
         o = (d + 2 * p - k + (s - 1 if ceil_mode else 0)) // s + 1
