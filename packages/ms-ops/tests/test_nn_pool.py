@@ -154,6 +154,11 @@ def test_gradient_ops_differentiate_again():
          "divisor_override"), EXPLICIT_ARGS))).shape)
     check_bprop(P.AvgPool2DGrad, g, x, *EXPLICIT_ARGS)
     check_bprop(P.AdaptiveAvgPool2DGrad, _rand((1, 2, 2, 4)), x.shape)
+    out, idx = P.adaptive_max_pool_ref(x, (2, 4))
+    check_bprop(P.AdaptiveMaxPool2DGrad, _rand(out.shape), x, idx)
+    v2 = {"kernel_size": 3, "strides": 2, "pads": 1, "ceil_mode": True, "argmax_type": int32}
+    out, idx = P.max_pool_v2_ref(x, dilation=1, **v2)
+    check_bprop(P.MaxPoolGradWithArgmaxV2, x, _rand(out.shape), idx, attrs=v2)
 
 
 def test_half_precision_keeps_its_dtype():

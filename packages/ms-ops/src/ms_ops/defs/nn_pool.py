@@ -561,6 +561,21 @@ def max_pool_v2_bprop(x, out, dout, **attrs):
     return (MaxPoolGradWithArgmaxV2(x, dout[0], out[1], **attrs),)
 
 
+def _gather_at(dx, argmax):
+    """``dx`` (input-shaped) read at the flat plane indices ``argmax``: the transpose of
+    the argmax scatter, so the scatter gradients differentiate again."""
+    from ms_ops.defs import array, indexing
+
+    lead = tuple(argmax.shape[:-2])
+    picked = indexing.GatherD(array.Reshape(dx, lead + (-1,)), len(lead),
+                              array.Reshape(argmax, lead + (-1,)))
+    return array.Reshape(picked, tuple(argmax.shape))
+
+
+def max_pool_v2_grad_bprop(x, grad, argmax, out, dout, **attrs):
+    return None, _gather_at(dout, argmax), None
+
+
 def max_pool_grad_bprop(x, y, grad, out, dout, **attrs):
     return None, None, MaxPoolGradGrad(x, y, dout, **attrs)
 
@@ -595,6 +610,10 @@ def adaptive_avg_pool_grad_bprop(grad, shape, out, dout):
 
 def adaptive_max_pool_bprop(x, out, dout, output_size):
     return (AdaptiveMaxPool2DGrad(dout[0], x, out[1]),)
+
+
+def adaptive_max_pool_grad_bprop(grad, x, argmax, out, dout):
+    return _gather_at(dout, argmax), None, None
 
 
 # -- functional API -----------------------------------------------------------------
@@ -660,12 +679,14 @@ CPU_KERNELS = {
     AdaptiveMaxPool2DGrad: (adaptive_max_pool_grad_cpu, FLOATS),
 }
 BPROPS = {MaxPool: max_pool_bprop, MaxPoolWithArgmax: max_pool_with_argmax_bprop,
-          MaxPoolWithArgmaxV2: max_pool_v2_bprop, MaxPoolGrad: max_pool_grad_bprop,
+          MaxPoolWithArgmaxV2: max_pool_v2_bprop,
+          MaxPoolGradWithArgmaxV2: max_pool_v2_grad_bprop, MaxPoolGrad: max_pool_grad_bprop,
           MaxPoolGradGrad: max_pool_grad_grad_bprop, AvgPool: avg_pool_bprop,
           AvgPoolGrad: avg_pool_grad_bprop, AvgPool2D: avg_pool2d_bprop,
           AvgPool2DGrad: avg_pool2d_grad_bprop, AdaptiveAvgPool2D: adaptive_avg_pool_bprop,
           AdaptiveAvgPool2DGrad: adaptive_avg_pool_grad_bprop,
-          AdaptiveMaxPool2D: adaptive_max_pool_bprop}
+          AdaptiveMaxPool2D: adaptive_max_pool_bprop,
+          AdaptiveMaxPool2DGrad: adaptive_max_pool_grad_bprop}
 FUNCTIONS = {"max_pool2d": max_pool2d, "avg_pool2d": avg_pool2d,
              "adaptive_avg_pool2d": adaptive_avg_pool2d,
              "adaptive_max_pool2d": adaptive_max_pool2d}
