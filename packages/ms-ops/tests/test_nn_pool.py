@@ -194,3 +194,10 @@ def test_half_precision_keeps_its_dtype():
 def test_errors_name_the_op_and_shapes(call, err, match):
     with pytest.raises(err, match=match):
         call(ARANGE)
+
+
+def test_scatter_rejects_indices_outside_the_plane():
+    grad, idx = Tensor(np.ones((1, 1, 1, 1))), Tensor(np.array([[[[30]]]], np.int64))
+    with pytest.raises(ops.OpError, match=r"AdaptiveMaxPool2DGrad: .*argmax holds indices "
+                                          r"outside \[0, 30\)"):
+        ops.AdaptiveMaxPool2DGrad()(grad, ARANGE, idx)

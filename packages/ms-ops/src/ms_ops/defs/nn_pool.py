@@ -449,6 +449,10 @@ def _max(x, w, with_index):
 def _scatter(grad, x_shape, argmax):
     dt, (gp,) = _planes(grad)
     idx = np.ascontiguousarray(argmax, np.int64).reshape(gp.shape)
+    plane = x_shape[-2] * x_shape[-1]
+    if idx.size and (idx.min() < 0 or idx.max() >= plane):  # the kernel writes there
+        raise ValueError(f"argmax holds indices outside [0, {plane}) for input shape "
+                         f"{tuple(x_shape)}")
     dx = np.empty((gp.shape[0],) + tuple(x_shape[-2:]), dt)
     _pool.scatter_argmax(gp, idx, dx)
     return dx.reshape(x_shape)
