@@ -198,6 +198,6 @@ def test_errors_name_the_op_and_shapes(call, err, match):
 
 def test_scatter_rejects_indices_outside_the_plane():
     grad, idx = Tensor(np.ones((1, 1, 1, 1))), Tensor(np.array([[[[30]]]], np.int64))
-    with pytest.raises(ops.OpError, match=r"AdaptiveMaxPool2DGrad: .*argmax holds indices "
-                                          r"outside \[0, 30\)"):
+    with pytest.raises(ValueError, match=r"AdaptiveMaxPool2DGrad: argmax holds indices "
+                                         r"outside \[0, 30\) for input shape \(1, 1, 5, 6\)"):
         ops.AdaptiveMaxPool2DGrad()(grad, ARANGE, idx)
