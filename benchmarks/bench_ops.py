@@ -30,6 +30,9 @@ THREADS = 2
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(THREADS)
 os.environ.setdefault("GLOG_v", "3")  # MindSpore: log errors only
+# The environment every framework starts from: importing one may set variables (ms_ops sets
+# OMP_WAIT_POLICY for its own OpenMP runtime) that must not reach the others.
+START_ENV = dict(os.environ)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -232,7 +235,7 @@ class MindSporeWorker:
         self.proc = subprocess.Popen(
             [python, os.path.abspath(__file__), "--worker", data_path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            env=os.environ.copy(),
+            env=START_ENV,
         )
         self.hello = self.request({"cmd": "hello"})
 
@@ -434,7 +437,9 @@ def main(argv=None) -> int:
         make_inputs(data_path)
         data = dict(np.load(data_path))
         try:
-            rows = (microspore_rows(data, notes) + numpy_rows(data) + torch_rows(data, notes)
+            # PyTorch first: its OpenMP runtime reads the environment when it loads.
+            torch = torch_rows(data, notes)
+            rows = (microspore_rows(data, notes) + numpy_rows(data) + torch
                     + mindspore_rows(data_path, notes, workers))
             rows = check_agreement([r for r in rows if r.case in cases], notes)
             for case in cases:
