@@ -131,7 +131,8 @@ def execute(op, values, attrs, state=None):
                       f"{type(e).__name__}: {e}") from e
 
     if op.inplace is not None:
-        out = values[op.inplace]
+        out = values[op.inplace] if type(op.inplace) is int else \
+            tuple(values[i] for i in op.inplace)
     elif plan.multi:
         out = tuple(wrap(_fix(r, d)) for r, d in zip(result, plan.out))
     else:
@@ -245,9 +246,13 @@ def _make_plan(op, values, raw, attrs) -> _Plan:
     out_np = tuple(s.dtype.np for s in out) if multi else out.dtype.np
     kwargs = {a.name: values[i] for i, a in enumerate(op.inputs) if a.kind != TENSOR}
     kwargs.update(attrs)
-    if op.inplace is not None and casts[op.tensor_index.index(op.inplace)] is not None:
-        raise TypeError(f"{op.name}: in-place input {op.inputs[op.inplace].name!r} has dtype "
-                        f"{dtypes[op.tensor_index.index(op.inplace)]}; cast it first")
+    written = () if op.inplace is None else \
+        (op.inplace,) if type(op.inplace) is int else op.inplace
+    for i in written:
+        t = op.tensor_index.index(i)
+        if casts[t] is not None:
+            raise TypeError(f"{op.name}: in-place input {op.inputs[i].name!r} has dtype "
+                            f"{dtypes[t]}, but the operation computes in {final[t]}; cast it first")
     return _Plan(tuple(casts), out_np, multi, kwargs, kernel, tuple(specs))
 
 

@@ -8,9 +8,8 @@ helpers here never need it.
 
 from __future__ import annotations
 
-from ms_tensor import dtype as mstype
-
 from ms_ops.opdef import TensorSpec, dtype_names
+from ms_tensor import dtype as mstype
 
 __all__ = [
     "broadcast_shapes", "elementwise", "same_as", "check_dtype", "check_rank",

@@ -102,13 +102,14 @@ class OpDef:
         stateful: the kernel takes ``state=`` (a numpy Generator, for random operators).
         seed_attrs: the attributes that seed a stateful operator's generator (MindSpore
             spells them ``seed``/``seed2`` on most operators, ``Seed0``/``Seed1`` on Dropout).
-        inplace: index of the input the kernel writes into; the call returns that tensor.
+        inplace: index of the input the kernel writes into, and the call returns; a tuple
+            of indices for operators that update several (Adam: ``var, m, v``).
     """
 
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
                  nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
-                 inplace: int | None = None, doc: str = ""):
+                 inplace: int | tuple | None = None, doc: str = ""):
         self.name = name
         self.inputs = tuple(inputs)
         self.attrs = tuple(attrs)

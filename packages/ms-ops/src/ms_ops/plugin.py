@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ms_tensor.hookspecs import hookimpl
-
 from ms_ops.defs import families as _families
+from ms_tensor.hookspecs import hookimpl
 
 
 @hookimpl

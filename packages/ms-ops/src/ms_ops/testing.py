@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_ops.opdef import TENSOR, OpDef
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor
-
-from ms_ops.opdef import TENSOR, OpDef
 
 __all__ = ["check_bprop", "numeric_vjp", "check_kernel", "check_against_reference"]
 

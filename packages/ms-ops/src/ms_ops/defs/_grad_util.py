@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ms_tensor.tensor import Tensor
-
 from ms_ops.defs import array, reduction
+from ms_tensor.tensor import Tensor
 
 
 def shape_of(v) -> tuple:

@@ -55,9 +55,10 @@ def _momentum_infer(var, accum, lr, grad, momentum, **_attrs):
 def _adam_infer(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
                 **_attrs):
     _check_state(var, m=m, v=v)
-    return _check(var, {"m": m, "v": v, "grad": grad},
-                  {"beta1_power": beta1_power, "beta2_power": beta2_power, "lr": lr,
-                   "beta1": beta1, "beta2": beta2, "epsilon": epsilon})
+    out = _check(var, {"m": m, "v": v, "grad": grad},
+                 {"beta1_power": beta1_power, "beta2_power": beta2_power, "lr": lr,
+                  "beta1": beta1, "beta2": beta2, "epsilon": epsilon})
+    return out, m, v
 
 
 def _hyper(name):
@@ -82,7 +83,7 @@ Adam = OpDef(
     (Arg("var"), Arg("m"), Arg("v"), _hyper("beta1_power"), _hyper("beta2_power"),
      _hyper("lr"), _hyper("beta1"), _hyper("beta2"), _hyper("epsilon"), Arg("grad")),
     (Attr("use_locking", False), Attr("use_nesterov", False)),
-    infer=_adam_infer, differentiable=False, inplace=0,
+    infer=_adam_infer, differentiable=False, inplace=(0, 1, 2),
     doc="Adam: ``m += (grad - m) * (1 - beta1)``, ``v += (grad**2 - v) * (1 - beta2)``, "
         "``var -= lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + "
         "epsilon)`` (Nesterov uses ``m * beta1 + grad * (1 - beta1)`` for ``m``).")
@@ -121,7 +122,7 @@ def adam_ref(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gra
     mt = m * b1 + g * (1 - b1) if use_nesterov else m
     var -= (_adam_step(lr, beta1_power, beta2_power) * mt / (np.sqrt(v) + eps)).astype(
         var.dtype)
-    return var
+    return var, m, v
 
 
 # -- Cython kernels -----------------------------------------------------------------
@@ -164,7 +165,7 @@ def adam_cpu(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gra
                         use_nesterov)
     _optim.adam(*flat, _grad(grad, var), _adam_step(lr, beta1_power, beta2_power),
                 _f(beta1), _f(beta2), _f(epsilon), use_nesterov)
-    return var
+    return var, m, v
 
 
 PRIMITIVES = (ApplyGradientDescent, ApplyMomentum, Adam)
