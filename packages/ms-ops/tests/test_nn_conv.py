@@ -48,6 +48,22 @@ def test_cython_kernels_match_numpy_reference(x_shape, w_shape, extra, dtype, to
                             x, w_shape, rtol=tol, atol=tol, **grad_attrs)
 
 
+
+@pytest.mark.parametrize("x_shape,w_shape,extra", [CASES[0], CASES[2], CASES[3]],
+                         ids=["plain", "groups", "pad"])
+def test_cython_kernels_split_batches_into_chunks(monkeypatch, x_shape, w_shape, extra):
+    # a column buffer of one image per chunk, and a last chunk smaller than the others
+    x, w, dout, attrs = _data((5,) + x_shape[1:], w_shape, extra)
+    per_image = x.shape[1] * w_shape[2] * w_shape[3] * x.shape[2] * x.shape[3] * 8
+    for n_img in (1, 2):
+        monkeypatch.setattr(C, "_COL_BYTES", n_img * per_image)
+        grad_attrs = dict(attrs, pad_list=None)
+        check_against_reference(C.conv2d_cpu, C.conv2d_ref, x, w, **attrs)
+        check_against_reference(C.conv2d_backprop_input_cpu, C.conv2d_backprop_input_ref,
+                                dout, w, x.shape, **grad_attrs)
+        check_against_reference(C.conv2d_backprop_filter_cpu, C.conv2d_backprop_filter_ref,
+                                dout, x, w_shape, **grad_attrs)
+
 def test_conv2d_matches_mindspore_same_and_pad_modes():
     x = Tensor(np.arange(30, dtype=np.float32).reshape(1, 1, 5, 6) / 10)
     w = Tensor((np.arange(18, dtype=np.float32).reshape(2, 1, 3, 3) - 8) / 10)

@@ -19,7 +19,7 @@ from ms_ops.kernels import _conv
 from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
 
 _PAD_MODES = ("valid", "same", "pad")
-_COL_BYTES = 1 << 21  # column buffer per chunk: fits in L2 next to the GEMM's panels
+_COL_BYTES = 1 << 25  # column buffer per chunk: few, large GEMMs run fastest
 
 
 # -- geometry -----------------------------------------------------------------------
@@ -246,6 +246,23 @@ def _is_pointwise(g):
     return g.kh == g.kw == g.sh == g.sw == 1 and not (g.pt or g.pb or g.pl or g.pr)
 
 
+def _chunks(n, c, g, dt):
+    """``(n0, b, col)``: image ranges and a column buffer ``(C*kh*kw, b*oh*ow)`` for each."""
+    nb = _chunk(n, c, g, np.dtype(dt).itemsize)
+    buf = np.empty(c * g.kh * g.kw * nb * g.oh * g.ow, dt)
+    for n0 in range(0, n, nb):
+        b = min(nb, n - n0)
+        yield n0, b, buf[:c * g.kh * g.kw * b * g.oh * g.ow].reshape(c * g.kh * g.kw, -1)
+
+
+def _channel_major(a, dt):
+    """``(N, C, H, W)`` as ``(C, N, H*W)`` (a contiguous copy, rows moved by memcpy)."""
+    n, c = a.shape[:2]
+    out = np.empty((c, n, a.shape[2] * a.shape[3]), dt)
+    _conv.swap01(a.reshape(n, c, -1), out)
+    return out
+
+
 def conv2d_cpu(x, weight, **attrs):
     g = _geometry(x.shape, weight.shape, **attrs)
     dt, (x, weight) = _compute(x, weight)
@@ -256,13 +273,12 @@ def conv2d_cpu(x, weight, **attrs):
     if _is_pointwise(g):  # 1x1 convolution: the input already is the column matrix
         np.matmul(w, x.reshape(n, g.group, -1, p), out=out.reshape(n, g.group, cog, p))
         return out
-    nb = _chunk(n, c, g, x.itemsize)
-    col = np.empty((nb, c * g.kh * g.kw, p), dt)
-    for n0 in range(0, n, nb):
-        b = min(nb, n - n0)
-        _conv.im2col(x[n0:n0 + b], col[:b], *_args(g))
-        np.matmul(w, col[:b].reshape(b, g.group, -1, p),
-                  out=out[n0:n0 + b].reshape(b, g.group, cog, p))
+    res = np.empty(co * _chunk(n, c, g, x.itemsize) * p, dt)
+    for n0, b, col in _chunks(n, c, g, dt):
+        _conv.im2col(x[n0:n0 + b], col, *_args(g))
+        r = res[:co * b * p].reshape(co, b * p)
+        np.matmul(w, col.reshape(g.group, -1, b * p), out=r.reshape(g.group, cog, b * p))
+        _conv.swap01(r.reshape(co, b, p), out[n0:n0 + b].reshape(b, co, p))
     return out
 
 
@@ -276,13 +292,11 @@ def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
         out = np.matmul(wt, dout.reshape(n, g.group, cog, p))
         return out.reshape(input_size)
     dx = np.empty(input_size, dt)
-    nb = _chunk(n, c, g, dout.itemsize)
-    col = np.empty((nb, c * g.kh * g.kw, p), dt)
-    for n0 in range(0, n, nb):
-        b = min(nb, n - n0)
-        np.matmul(wt, dout[n0:n0 + b].reshape(b, g.group, cog, p),
-                  out=col[:b].reshape(b, g.group, -1, p))
-        _conv.col2im(col[:b], dx[n0:n0 + b], *_args(g))
+    d = _channel_major(dout, dt)
+    for n0, b, col in _chunks(n, c, g, dt):
+        db = d[:, n0:n0 + b].reshape(g.group, cog, b * p)
+        np.matmul(wt, db, out=col.reshape(g.group, -1, b * p))
+        _conv.col2im(col, dx[n0:n0 + b], *_args(g))
     return dx
 
 
@@ -291,18 +305,16 @@ def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
     dt, (dout, x) = _compute(dout, x)
     n, c = x.shape[:2]
     cog, p = filter_size[0] // g.group, g.oh * g.ow
-    d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
     if _is_pointwise(g):
+        d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
         dwt = np.matmul(x.reshape(n, g.group, -1, p), d).sum(axis=0)
     else:
-        nb = _chunk(n, c, g, x.itemsize)
-        col = np.empty((nb, c * g.kh * g.kw, p), dt)
+        d = _channel_major(dout, dt)
         dwt = np.zeros((g.group, c // g.group * g.kh * g.kw, cog), dt)
-        for n0 in range(0, n, nb):
-            b = min(nb, n - n0)
-            _conv.im2col(x[n0:n0 + b], col[:b], *_args(g))
-            for k in range(b):  # one GEMM per image; batching them would add a reduction
-                dwt += np.matmul(col[k].reshape(g.group, -1, p), d[n0 + k])
+        for n0, b, col in _chunks(n, c, g, dt):
+            _conv.im2col(x[n0:n0 + b], col, *_args(g))
+            db = d[:, n0:n0 + b].reshape(g.group, cog, b * p)
+            dwt += np.matmul(col.reshape(g.group, -1, b * p), db.transpose(0, 2, 1))
     return dwt.transpose(0, 2, 1).reshape(filter_size)
 
 

@@ -1,18 +1,18 @@
 """im2col / col2im for 2-d convolution (NCHW), the data movement around the GEMMs.
 
-The column matrix of one image is ``(C * KH * KW, OH * OW)``: row ``(c, i, j)`` holds the
-input pixels that kernel tap ``(i, j)`` of channel ``c`` sees at every output position.
-With that orientation ``weight (Cout, C*KH*KW) @ col`` is the output image already in
-NCHW order, and ``weight.T @ dout`` is the column gradient, so no big buffer is ever
-transposed.
+The column matrix of a chunk of images is ``(C * KH * KW, N * OH * OW)``: row ``(c, i, j)``
+holds the input pixels that kernel tap ``(i, j)`` of channel ``c`` sees at every output
+position of every image. One GEMM then covers the chunk (``weight @ col`` is the output in
+channel-major order, ``weight.T @ dout`` the column gradient, ``col @ dout.T`` the filter
+gradient); ``swap01`` moves between channel-major and NCHW with row-sized memcpys.
 
-These loops run on the calling thread, without OpenMP: they sit between GEMMs, and
-OpenBLAS's worker keeps spinning on the other core for a while after each GEMM, so a
-second thread here only fights it (measured: no faster with OMP_WAIT_POLICY=passive,
-25x slower with libgomp's default spinning).
+The loops split (image, channel) planes over two OpenMP threads. With OMP_WAIT_POLICY
+passive (``kernels/__init__``) this beats one thread even right after a GEMM, while
+OpenBLAS's worker still spins on the other core (measured on the 32x16x32x32 benchmark).
 """
 
 from cython cimport floating
+from cython.parallel cimport prange
 from libc.string cimport memcpy, memset
 
 
@@ -33,7 +33,8 @@ cdef inline Py_ssize_t _end_valid(Py_ssize_t offset, Py_ssize_t stride, Py_ssize
     return e if e < n_out else n_out
 
 
-cdef void _im2col_plane(const floating* x, floating* col, Py_ssize_t H, Py_ssize_t W,
+cdef void _im2col_plane(const floating* x, floating* col, Py_ssize_t ld,
+                        Py_ssize_t H, Py_ssize_t W,
                         Py_ssize_t KH, Py_ssize_t KW, Py_ssize_t OH, Py_ssize_t OW,
                         Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw,
                         Py_ssize_t pt, Py_ssize_t pl) noexcept nogil:
@@ -48,7 +49,7 @@ cdef void _im2col_plane(const floating* x, floating* col, Py_ssize_t H, Py_ssize
             if hi < lo:
                 hi = lo
             for y in range(OH):
-                row = col + ((i * KW + j) * OH + y) * OW
+                row = col + (i * KW + j) * ld + y * OW
                 ih = y * sh - pt + i * dh
                 if ih < 0 or ih >= H or lo >= hi:
                     memset(row, 0, OW * sizeof(floating))
@@ -65,7 +66,8 @@ cdef void _im2col_plane(const floating* x, floating* col, Py_ssize_t H, Py_ssize
                     memset(row + hi, 0, (OW - hi) * sizeof(floating))
 
 
-cdef void _col2im_plane(const floating* col, floating* x, Py_ssize_t H, Py_ssize_t W,
+cdef void _col2im_plane(const floating* col, Py_ssize_t ld, floating* x,
+                        Py_ssize_t H, Py_ssize_t W,
                         Py_ssize_t KH, Py_ssize_t KW, Py_ssize_t OH, Py_ssize_t OW,
                         Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t dh, Py_ssize_t dw,
                         Py_ssize_t pt, Py_ssize_t pl) noexcept nogil:
@@ -82,7 +84,7 @@ cdef void _col2im_plane(const floating* col, floating* x, Py_ssize_t H, Py_ssize
                 ih = y * sh - pt + i * dh
                 if ih < 0 or ih >= H:
                     continue
-                row = col + ((i * KW + j) * OH + y) * OW
+                row = col + (i * KW + j) * ld + y * OW
                 dst = x + ih * W + off_w
                 if sw == 1:
                     for ox in range(lo, hi):
@@ -92,27 +94,41 @@ cdef void _col2im_plane(const floating* col, floating* x, Py_ssize_t H, Py_ssize
                         dst[ox * sw] += row[ox]
 
 
-def im2col(const floating[:, :, :, ::1] x, floating[:, :, ::1] col, int kh, int kw,
+def im2col(const floating[:, :, :, ::1] x, floating[:, ::1] col, int kh, int kw,
            int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow):
-    """Fill ``col[n]`` (``(C*kh*kw, oh*ow)``) with the columns of image ``x[n]``."""
+    """Fill ``col`` (``(C*kh*kw, N*oh*ow)``) with the columns of the images ``x``.
+
+    Image ``n``'s columns are ``col[:, n*oh*ow:(n+1)*oh*ow]``, so one GEMM covers the
+    whole chunk. The (image, channel) planes are split over two OpenMP threads.
+    """
     cdef Py_ssize_t n_img = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
-    cdef Py_ssize_t plane = H * W, rows = kh * kw * oh * ow, t
+    cdef Py_ssize_t plane = H * W, P = oh * ow, ld = col.shape[1], taps = kh * kw, t
     cdef const floating* xp = &x[0, 0, 0, 0]
-    cdef floating* cp = &col[0, 0, 0]
+    cdef floating* cp = &col[0, 0]
     with nogil:
-        for t in range(n_img * C):
-            _im2col_plane(xp + t * plane, cp + t * rows, H, W, kh, kw, oh, ow,
-                          sh, sw, dh, dw, pt, pl)
+        for t in prange(n_img * C, schedule="static", num_threads=2):
+            _im2col_plane(xp + t * plane, cp + (t % C) * taps * ld + (t // C) * P, ld,
+                          H, W, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl)
 
 
-def col2im(const floating[:, :, ::1] col, floating[:, :, :, ::1] x, int kh, int kw,
+def col2im(const floating[:, ::1] col, floating[:, :, :, ::1] x, int kh, int kw,
            int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow):
-    """Overwrite ``x[n]`` with the sum of column gradients ``col[n]`` at their pixels."""
+    """Overwrite ``x`` with the sum of the column gradients ``col`` (``im2col``'s layout)."""
     cdef Py_ssize_t n_img = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
-    cdef Py_ssize_t plane = H * W, rows = kh * kw * oh * ow, t
-    cdef const floating* cp = &col[0, 0, 0]
+    cdef Py_ssize_t plane = H * W, P = oh * ow, ld = col.shape[1], taps = kh * kw, t
+    cdef const floating* cp = &col[0, 0]
     cdef floating* xp = &x[0, 0, 0, 0]
     with nogil:
-        for t in range(n_img * C):
-            _col2im_plane(cp + t * rows, xp + t * plane, H, W, kh, kw, oh, ow,
-                          sh, sw, dh, dw, pt, pl)
+        for t in prange(n_img * C, schedule="static", num_threads=2):
+            _col2im_plane(cp + (t % C) * taps * ld + (t // C) * P, ld, xp + t * plane,
+                          H, W, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl)
+
+
+def swap01(const floating[:, :, ::1] src, floating[:, :, ::1] dst):
+    """``dst[b, a] = src[a, b]`` for rows of the last axis: NCHW <-> channel-major, 2 threads."""
+    cdef Py_ssize_t A = src.shape[0], B = src.shape[1], P = src.shape[2], t
+    cdef const floating* sp = &src[0, 0, 0]
+    cdef floating* dp = &dst[0, 0, 0]
+    with nogil:
+        for t in prange(A * B, schedule="static", num_threads=2):
+            memcpy(dp + ((t % B) * A + t // B) * P, sp + t * P, P * sizeof(floating))
