@@ -309,12 +309,13 @@ def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
         d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
         dwt = np.matmul(x.reshape(n, g.group, -1, p), d).sum(axis=0)
     else:
-        d = _channel_major(dout, dt)
+        d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
         dwt = np.zeros((g.group, c // g.group * g.kh * g.kw, cog), dt)
         for n0, b, col in _chunks(n, c, g, dt):
             _conv.im2col(x[n0:n0 + b], col, *_args(g))
-            db = d[:, n0:n0 + b].reshape(g.group, cog, b * p)
-            dwt += np.matmul(col.reshape(g.group, -1, b * p), db.transpose(0, 2, 1))
+            cols = col.reshape(g.group, -1, b, p)
+            for k in range(b):  # one GEMM per image reads dout in place (no transposed copy)
+                dwt += np.matmul(cols[:, :, k], d[n0 + k])
     return dwt.transpose(0, 2, 1).reshape(filter_size)
 
 

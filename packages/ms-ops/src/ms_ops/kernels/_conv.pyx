@@ -6,13 +6,12 @@ position of every image. One GEMM then covers the chunk (``weight @ col`` is the
 channel-major order, ``weight.T @ dout`` the column gradient, ``col @ dout.T`` the filter
 gradient); ``swap01`` moves between channel-major and NCHW with row-sized memcpys.
 
-The loops split (image, channel) planes over two OpenMP threads. With OMP_WAIT_POLICY
-passive (``kernels/__init__``) this beats one thread even right after a GEMM, while
-OpenBLAS's worker still spins on the other core (measured on the 32x16x32x32 benchmark).
+These loops run on the calling thread, without OpenMP: they sit between GEMMs, and
+OpenBLAS's worker keeps spinning on the other core for a while after each GEMM. Measured
+on the 32x16x32x32 benchmark: two OpenMP threads (passive waiting) were no faster.
 """
 
 from cython cimport floating
-from cython.parallel cimport prange
 from libc.string cimport memcpy, memset
 
 
@@ -99,14 +98,14 @@ def im2col(const floating[:, :, :, ::1] x, floating[:, ::1] col, int kh, int kw,
     """Fill ``col`` (``(C*kh*kw, N*oh*ow)``) with the columns of the images ``x``.
 
     Image ``n``'s columns are ``col[:, n*oh*ow:(n+1)*oh*ow]``, so one GEMM covers the
-    whole chunk. The (image, channel) planes are split over two OpenMP threads.
+    whole chunk.
     """
     cdef Py_ssize_t n_img = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
     cdef Py_ssize_t plane = H * W, P = oh * ow, ld = col.shape[1], taps = kh * kw, t
     cdef const floating* xp = &x[0, 0, 0, 0]
     cdef floating* cp = &col[0, 0]
     with nogil:
-        for t in prange(n_img * C, schedule="static", num_threads=2):
+        for t in range(n_img * C):
             _im2col_plane(xp + t * plane, cp + (t % C) * taps * ld + (t // C) * P, ld,
                           H, W, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl)
 
@@ -119,16 +118,16 @@ def col2im(const floating[:, ::1] col, floating[:, :, :, ::1] x, int kh, int kw,
     cdef const floating* cp = &col[0, 0]
     cdef floating* xp = &x[0, 0, 0, 0]
     with nogil:
-        for t in prange(n_img * C, schedule="static", num_threads=2):
+        for t in range(n_img * C):
             _col2im_plane(cp + (t % C) * taps * ld + (t // C) * P, ld, xp + t * plane,
                           H, W, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl)
 
 
 def swap01(const floating[:, :, ::1] src, floating[:, :, ::1] dst):
-    """``dst[b, a] = src[a, b]`` for rows of the last axis: NCHW <-> channel-major, 2 threads."""
+    """``dst[b, a] = src[a, b]`` for rows of the last axis: NCHW <-> channel-major."""
     cdef Py_ssize_t A = src.shape[0], B = src.shape[1], P = src.shape[2], t
     cdef const floating* sp = &src[0, 0, 0]
     cdef floating* dp = &dst[0, 0, 0]
     with nogil:
-        for t in prange(A * B, schedule="static", num_threads=2):
+        for t in range(A * B):
             memcpy(dp + ((t % B) * A + t // B) * P, sp + t * P, P * sizeof(floating))
