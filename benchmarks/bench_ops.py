@@ -349,10 +349,17 @@ def check_agreement(rows, notes):
     return kept
 
 
+# After a multi-threaded kernel, OpenMP and OpenBLAS worker threads spin for up to
+# ~0.2 s waiting for more work; on 2 cores they would steal the next implementation's
+# core. A pause before each conv sample lets every pool fall asleep first.
+SETTLE_S = {"eager": 0.0, "conv": 0.3}
+
+
 def run_rounds(rows, case, rounds, warmup):
     case_rows = [r for r in rows if r.case == case]
     for i in range(warmup + rounds):
         for r in case_rows:
+            time.sleep(SETTLE_S[case])
             t = r.run()
             if i >= warmup:
                 r.samples.append(t)
