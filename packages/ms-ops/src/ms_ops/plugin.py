@@ -41,3 +41,12 @@ def ms_register_tensor_methods(registry):
     for fam in _families():
         for name, fn in fam.TENSOR_METHODS.items():
             registry.add_tensor_method(name, fn)
+
+
+@hookimpl
+def ms_register_op_samples(registry):
+    from ms_ops.samples import families as sample_families
+
+    for fam in sample_families():
+        for name, fn in fam.SAMPLES.items():
+            registry.add_op_sample(name, fn)

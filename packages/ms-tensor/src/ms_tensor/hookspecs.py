@@ -85,6 +85,17 @@ def ms_register_passes(registry) -> None:
     """
 
 
+@hookspec
+def ms_register_op_samples(registry) -> None:
+    """Add sample inputs for operators with ``registry.add_op_sample(op, fn)``.
+
+    ``fn(rng)`` yields ``(args, attrs)`` pairs: float64 numpy arrays for tensor inputs,
+    Python values for static ones, and a dict of attributes. The gradient and kernel
+    test suites enumerate the registry and run every operator on its samples, so an
+    operator without samples fails them instead of going unchecked.
+    """
+
+
 HOOK_ORDER = (
     "ms_register_backends",
     "ms_register_primitives",
@@ -93,4 +104,5 @@ HOOK_ORDER = (
     "ms_register_functions",
     "ms_register_tensor_methods",
     "ms_register_passes",
+    "ms_register_op_samples",
 )

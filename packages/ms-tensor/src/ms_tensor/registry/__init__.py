@@ -156,6 +156,13 @@ class RegistryView:
                  priority: int | None = None) -> None:
         self._entry("pass", name, None, fn, priority, stage=stage)
 
+    def add_op_sample(self, op, fn, *, priority: int | None = None) -> None:
+        name = _op_name(op)
+        if ("primitive", name, None) not in self._reg._entries:
+            raise RegistrationError(f"plugin {self.plugin!r} adds samples for unknown "
+                                    f"primitive {name!r}")
+        self._entry("op_sample", name, None, fn, priority)
+
     def add(self, kind: str, name: str, value, *, backend: str | None = None,
             priority: int | None = None, **info) -> None:
         """Register an entry of a kind that later packages define (e.g. ``"dataset_source"``)."""

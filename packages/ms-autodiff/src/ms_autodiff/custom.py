@@ -1,0 +1,64 @@
+"""Functions with their own gradient rule (MindSpore's ``bprop``), e.g. ``Cell.bprop``."""
+
+from __future__ import annotations
+
+import functools
+
+from ms_tensor.tensor import Tensor
+
+from ms_autodiff.tape import active_tapes, pause_recording
+
+__all__ = ["custom_bprop", "call_with_bprop"]
+
+
+class _CustomOp:
+    """Stands for a user function on the tape; its rule is the user's ``bprop``."""
+
+    differentiable = True
+    nondiff_inputs = frozenset()
+
+    def __init__(self, name: str, bprop):
+        self.name = name
+        self.custom_bprop = bprop
+
+
+def call_with_bprop(forward, bprop, *args, name: str | None = None):
+    """Run ``forward(*args)``; under differentiation, its gradient is
+    ``bprop(*args, out, dout)`` (one gradient per argument) instead of what the
+    operators inside ``forward`` would give."""
+    tapes = active_tapes()
+    if not tapes:
+        return forward(*args)
+    with pause_recording():
+        out = forward(*args)
+    outs = out if isinstance(out, tuple) else (out,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{name or forward.__name__}: a function with a custom bprop must "
+                        "return Tensors")
+
+    def rule(*inputs, out, dout):
+        grads = bprop(*inputs, out, dout)
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(inputs):
+            raise ValueError(f"{op.name}: bprop returned {len(grads)} gradients for "
+                             f"{len(inputs)} inputs")
+        return grads
+
+    op = _CustomOp(name or getattr(forward, "__qualname__", "custom"), rule)
+    for tape in tapes:
+        if tape.recording:
+            tape.record_custom(op, args, out)
+    return out
+
+
+def custom_bprop(bprop):
+    """Decorator: ``@custom_bprop(lambda x, out, dout: (dout * 2,))`` on a function."""
+
+    def decorate(forward):
+        @functools.wraps(forward)
+        def wrapper(*args):
+            return call_with_bprop(forward, bprop, *args)
+
+        return wrapper
+
+    return decorate

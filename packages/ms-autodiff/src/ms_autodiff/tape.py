@@ -1,0 +1,220 @@
+"""The tape: eager operators recorded as a graph, and the backward pass that replays
+their gradient rules.
+
+A tensor a tape follows carries, in its ``_node`` slot, a dict from tape to the place
+that produced it (a ``Leaf``, or a node and an output index). Nested tapes (the
+gradient of a gradient) each keep their own entry, so one eager operator can be
+recorded by several tapes at once. While a tape runs its own backward pass it stops
+recording; the operators its gradient rules run are recorded by the tapes outside it,
+which is what makes higher-order gradients work.
+"""
+
+from __future__ import annotations
+
+from ms_ops import dispatch
+from ms_ops.defs import arithmetic, array_create
+from ms_tensor import registry
+from ms_tensor.tensor import Tensor, wrap
+
+__all__ = ["Tape", "Leaf", "Node", "active_tapes", "pause_recording"]
+
+_active: list[Tape] = []
+
+
+def active_tapes() -> list[Tape]:
+    return _active
+
+
+def _record(op, values, attrs, out):
+    for tape in _active:
+        if tape.recording:
+            tape.record(op, values, attrs, out)
+
+
+class Leaf:
+    """A tensor the tape differentiates with respect to."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor):
+        self.tensor = tensor
+
+
+class Node:
+    """One recorded operator call; ``parents[i]`` is where input ``i`` came from."""
+
+    __slots__ = ("op", "inputs", "arrays", "attrs", "outputs", "parents")
+
+    def __init__(self, op, inputs, attrs, outputs, parents):
+        self.op = op
+        self.inputs = inputs
+        # The arrays the inputs held when recorded: ``x[i] = v`` later gives ``x`` a new
+        # array, and the gradient rule must still see the old one.
+        self.arrays = tuple(v._data if isinstance(v, Tensor) else None for v in inputs)
+        self.attrs = attrs
+        self.outputs = outputs
+        self.parents = parents
+
+
+class Tape:
+    """Records operators on tensors that depend on watched ones, until closed."""
+
+    def __init__(self, retain: bool = False):
+        self.nodes: list[Node] = []
+        self.tagged: list[Tensor] = []
+        self.recording = True
+        self.retain = retain  # keep the nodes after a backward pass (vjp functions)
+
+    # -- recording -----------------------------------------------------------------
+    def __enter__(self) -> Tape:
+        _active.append(self)
+        if len(_active) == 1:
+            self._previous = dispatch.set_recorder(_record)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _active.remove(self)
+        if not _active:
+            dispatch.set_recorder(self._previous)
+        self.recording = False
+        for t in self.tagged:  # forget this tape on every tensor it followed
+            n = t._node
+            if n is not None:
+                n.pop(self, None)
+                if not n:
+                    t._node = None
+        self.tagged = []
+
+    def _tag(self, t: Tensor, entry) -> None:
+        n = t._node
+        if n is None:
+            t._node = {self: entry}
+        else:
+            n[self] = entry
+        self.tagged.append(t)
+
+    def watch(self, t: Tensor) -> Leaf:
+        leaf = Leaf(t)
+        self._tag(t, (leaf, 0))
+        return leaf
+
+    def entry(self, t):
+        n = t._node if isinstance(t, Tensor) else None
+        return None if n is None else n.get(self)
+
+    def record(self, op, values, attrs, out) -> None:
+        parents = None
+        for i, v in enumerate(values):
+            if isinstance(v, Tensor) and v._node is not None:
+                e = v._node.get(self)
+                if e is not None:
+                    if parents is None:
+                        parents = [None] * len(values)
+                    parents[i] = e
+        outs = out if type(out) is tuple else (out,)
+        if parents is None or not op.differentiable:
+            # Constant for this tape; an in-place update also cuts what it overwrote.
+            for o in outs:
+                if o._node is not None and self in o._node:
+                    del o._node[self]
+            return
+        node = Node(op, tuple(values), attrs, out, parents)
+        self.nodes.append(node)
+        for k, o in enumerate(outs):
+            self._tag(o, (node, k))
+
+    def record_custom(self, op, values, out) -> None:
+        """Record a call whose inside was not recorded (a user-defined gradient)."""
+        self.record(op, values, {}, out)
+
+    # -- the backward pass ------------------------------------------------------------
+    def backward(self, roots, sens, leaves) -> list:
+        """Gradients of ``sum(root * sens)`` with respect to each leaf (None if unreached).
+
+        ``roots`` are tape entries of the outputs (or None where an output does not
+        depend on any leaf), ``sens`` their cotangents.
+        """
+        grads: dict = {}
+        for entry, s in zip(roots, sens):
+            if entry is not None:
+                _accumulate(grads, entry, s)
+        was_recording, self.recording = self.recording, False
+        try:
+            nodes = self.nodes
+            for idx in range(len(nodes) - 1, -1, -1):
+                node = nodes[idx]
+                outs = node.outputs if type(node.outputs) is tuple else (node.outputs,)
+                douts = [grads.pop((id(node), k), None) for k in range(len(outs))]
+                if all(d is None for d in douts):
+                    continue
+                if not self.retain:
+                    nodes[idx] = None  # free the forward values as soon as possible
+                _run_bprop(node, outs, douts, grads)
+        finally:
+            self.recording = was_recording
+        return [grads.get((id(leaf), 0)) for leaf in leaves]
+
+
+def _accumulate(grads: dict, entry, g) -> None:
+    key = (id(entry[0]), entry[1])
+    old = grads.get(key)
+    grads[key] = g if old is None else arithmetic.Add(old, g)
+
+
+def _inputs_as_recorded(node) -> list:
+    """The node's inputs, with the array each held when recorded (see ``Node.arrays``)."""
+    out = []
+    for v, a in zip(node.inputs, node.arrays):
+        if a is not None and v._data is not a:
+            v = wrap(a)
+        out.append(v)
+    return out
+
+
+def _run_bprop(node, outs, douts, grads) -> None:
+    op = node.op
+    bprop = getattr(op, "custom_bprop", None) or registry.load().bprop(op)
+    if bprop is None:
+        raise RuntimeError(f"{op.name}: no gradient rule is registered, but it is marked "
+                           "differentiable")
+    if len(outs) == 1:
+        dout = douts[0]
+        out = node.outputs
+    else:
+        dout = tuple(array_create.ZerosLike(o) if d is None else d for o, d in zip(outs, douts))
+        out = node.outputs
+    inputs = _inputs_as_recorded(node)
+    result = bprop(*inputs, out=out, dout=dout, **node.attrs)
+    if not isinstance(result, (tuple, list)) or len(result) != len(inputs):
+        raise RuntimeError(f"{op.name}: gradient rule returned {_describe(result)} for "
+                           f"{len(inputs)} inputs; it must return one gradient per input")
+    for parent, g, v in zip(node.parents, result, inputs):
+        if parent is None or g is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise RuntimeError(f"{op.name}: gradient rule returned {type(g).__name__} for an "
+                               "input; expected a Tensor or None")
+        if g.shape != v.shape:
+            raise RuntimeError(f"{op.name}: gradient rule returned shape {g.shape} for an "
+                               f"input of shape {v.shape}")
+        _accumulate(grads, parent, g)
+
+
+def _describe(result) -> str:
+    if isinstance(result, (tuple, list)):
+        return f"{len(result)} values"
+    return type(result).__name__
+
+
+class pause_recording:
+    """Stop every active tape from recording inside the block (custom gradients)."""
+
+    def __enter__(self):
+        self._paused = [t for t in _active if t.recording]
+        for t in self._paused:
+            t.recording = False
+        return self
+
+    def __exit__(self, *exc):
+        for t in self._paused:
+            t.recording = True
