@@ -48,6 +48,31 @@ def test_cython_kernels_match_numpy_reference(x_shape, w_shape, extra, dtype, to
                             x, w_shape, rtol=tol, atol=tol, **grad_attrs)
 
 
+# float32, stride 1, one group: the direct kernels. Widths around the 16-float vector and the
+# 32-pixel block, output channels around the 8-channel block, kernel widths 1..5 (the filter
+# gradient takes 3 columns at a time), pads larger than the kernel.
+DIRECT_CASES = [
+    ((3, 16, 32, 32), (32, 16, 3, 3), {"pad_mode": "pad", "pad": 1}),
+    ((2, 3, 9, 7), (5, 3, 3, 3), {"pad_mode": "same"}),
+    ((2, 2, 6, 40), (9, 2, 2, 5), {"pad_mode": "pad", "pad": (0, 1, 4, 0)}),
+    ((1, 4, 5, 17), (8, 4, 4, 4), {"pad_mode": "pad", "pad": (5, 1, 0, 6)}),
+    ((2, 3, 8, 50), (17, 3, 1, 2), {}),
+    ((1, 2, 4, 3), (3, 2, 3, 1), {"pad_mode": "pad", "pad": 2}),
+]
+
+
+@pytest.mark.parametrize("x_shape,w_shape,extra", DIRECT_CASES,
+                         ids=[f"direct{i}" for i in range(len(DIRECT_CASES))])
+def test_direct_float32_kernels_match_numpy_reference(x_shape, w_shape, extra):
+    x, w, dout, attrs = _data(x_shape, w_shape, extra, np.float32)
+    grad_attrs = dict(attrs, pad_list=None)
+    assert C._is_direct(C._geometry(x_shape, w_shape, **attrs), np.float32)
+    check_against_reference(C.conv2d_cpu, C.conv2d_ref, x, w, rtol=1e-4, atol=1e-4, **attrs)
+    check_against_reference(C.conv2d_backprop_input_cpu, C.conv2d_backprop_input_ref, dout, w,
+                            x_shape, rtol=1e-4, atol=1e-4, **grad_attrs)
+    check_against_reference(C.conv2d_backprop_filter_cpu, C.conv2d_backprop_filter_ref, dout,
+                            x, w_shape, rtol=1e-4, atol=1e-4, **grad_attrs)
+
 
 @pytest.mark.parametrize("x_shape,w_shape,extra", [CASES[0], CASES[2], CASES[3]],
                          ids=["plain", "groups", "pad"])

@@ -12,6 +12,8 @@ differentiated with Conv2D and each other, so gradients of any order exist.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ms_ops.infer import check_dtype, check_rank
@@ -263,10 +265,65 @@ def _channel_major(a, dt):
     return out
 
 
+# -- direct kernels (float32, stride 1, dilation 1, one group) ------------------------
+
+def _is_direct(g, dt):
+    """Whether the direct kernels (``_conv.direct_*``) apply: no column matrix, no BLAS."""
+    return (dt == np.float32 and g.group == 1 and g.sh == g.sw == g.dh == g.dw == 1
+            and not _is_pointwise(g))
+
+
+def _pack(weight):
+    """``(Cout, C, kh, kw)`` as ``(ceil(Cout/8), C, kh, kw, 8)``: 8 output channels a block."""
+    co, c, kh, kw = weight.shape
+    cb = -(-co // 8)
+    wp = np.zeros((cb * 8, c, kh, kw), np.float32)
+    wp[:co] = weight
+    return np.ascontiguousarray(wp.reshape(cb, 8, c, kh, kw).transpose(0, 2, 3, 4, 1))
+
+
+def _threads():
+    return max(1, min(os.cpu_count() or 1, int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+                      or os.cpu_count() or 1))
+
+
+def _buffers(c, oh, ow, kh, kw):
+    """One zero-padded input image per thread, as the direct kernels read it."""
+    return np.empty((_threads(), c * (oh + kh - 1) * (-(-ow // 16) * 16 + kw - 1)), np.float32)
+
+
+def _direct_conv(x, weight, out, top, left):
+    kh, kw = weight.shape[2:]
+    _conv.direct_conv(x, _pack(weight), out, _buffers(x.shape[1], *out.shape[2:], kh, kw),
+                      top, left)
+    return out
+
+
+def _direct_filter_grad(dout, x, g):
+    n, co, oh, ow = dout.shape
+    cb, ldd = -(-co // 8), -(-ow // 16) * 16
+    if co != cb * 8 or ow != ldd:  # the kernel reads whole blocks: zero-fill the rest
+        d = np.zeros((n, cb * 8, oh, ldd), np.float32)
+        d[:, :co, :, :ow] = dout
+    else:
+        d = dout
+    c = x.shape[1]
+    bufs = _buffers(c, oh, ow, g.kh, g.kw)
+    acc = np.zeros((bufs.shape[0], cb * c * g.kh * g.kw * 8 * 16), np.float32)
+    _conv.direct_filter_grad(x, d, acc, bufs, co, g.kh, g.kw, g.pt, g.pl, ow)
+    dw = acc.reshape(-1, cb, c, g.kh, g.kw, 8, 16).sum(axis=(0, 6))
+    return np.ascontiguousarray(dw.transpose(0, 4, 1, 2, 3).reshape(cb * 8, c, g.kh, g.kw)[:co])
+
+
+# -- im2col + GEMM kernels (any geometry) --------------------------------------------
+
 def conv2d_cpu(x, weight, **attrs):
     g = _geometry(x.shape, weight.shape, **attrs)
     dt, (x, weight) = _compute(x, weight)
     n, c = x.shape[:2]
+    if _is_direct(g, dt):
+        return _direct_conv(x, weight, np.empty((n, weight.shape[0], g.oh, g.ow), dt), g.pt,
+                            g.pl)
     co, cog, p = weight.shape[0], weight.shape[0] // g.group, g.oh * g.ow
     w = weight.reshape(g.group, cog, -1)
     out = np.empty((n, co, g.oh, g.ow), dt)
@@ -287,6 +344,10 @@ def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
     dt, (dout, weight) = _compute(dout, weight)
     n, c = input_size[:2]
     cog, p = weight.shape[0] // g.group, g.oh * g.ow
+    if _is_direct(g, dt):  # a stride-1 correlation of dout with the flipped, transposed weight
+        wf = weight.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]
+        return _direct_conv(dout, wf, np.empty(input_size, dt), g.kh - 1 - g.pt,
+                            g.kw - 1 - g.pl)
     wt = weight.reshape(g.group, cog, -1).transpose(0, 2, 1)
     if _is_pointwise(g):
         out = np.matmul(wt, dout.reshape(n, g.group, cog, p))
@@ -305,6 +366,8 @@ def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
     dt, (dout, x) = _compute(dout, x)
     n, c = x.shape[:2]
     cog, p = filter_size[0] // g.group, g.oh * g.ow
+    if _is_direct(g, dt):
+        return _direct_filter_grad(dout, x, g)
     if _is_pointwise(g):
         d = dout.reshape(n, g.group, cog, p).transpose(0, 1, 3, 2)
         dwt = np.matmul(x.reshape(n, g.group, -1, p), d).sum(axis=0)

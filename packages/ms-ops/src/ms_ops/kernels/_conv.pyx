@@ -14,6 +14,9 @@ on the 32x16x32x32 benchmark: two OpenMP threads (passive waiting) were no faste
 from cython cimport floating
 from libc.string cimport memcpy, memset
 
+cimport openmp
+from cython.parallel cimport parallel, prange
+
 
 cdef inline Py_ssize_t _first_valid(Py_ssize_t offset, Py_ssize_t stride) noexcept nogil:
     # smallest output index o >= 0 with o * stride + offset >= 0
@@ -131,3 +134,58 @@ def swap01(const floating[:, :, ::1] src, floating[:, :, ::1] dst):
     with nogil:
         for t in range(A * B):
             memcpy(dp + ((t % B) * A + t // B) * P, sp + t * P, P * sizeof(floating))
+
+
+# -- direct stride-1 convolution (float32, no column matrix) -------------------------
+
+cdef extern from "_conv_direct.h" nogil:
+    void ms_pad_image(const float* src, long C, long H, long W, float* dst, long Hp, long Wp,
+                      long top, long left)
+    void ms_conv_image(const float* inp, long C, long Hp, long Wp, const float* wp, long KH,
+                       long KW, float* out, long CO, long OH, long OW)
+    void ms_dw_image(const float* inp, long C, long Hp, long Wp, const float* d, long CO,
+                     long OH, long ldd, long KH, long KW, float* acc)
+
+
+def direct_conv(const float[:, :, :, ::1] x, const float[:, :, :, :, ::1] wp,
+                float[:, :, :, ::1] out, float[:, ::1] bufs, int top, int left):
+    """``out`` = stride-1 correlation of ``x`` (padded by ``top``/``left``, zeros elsewhere)
+    with the packed weights ``wp`` ``(ceil(Cout/8), C, kh, kw, 8)``.
+
+    ``bufs`` holds one padded image per OpenMP thread: ``(threads, C * (oh + kh - 1) *
+    (round_up(ow, 16) + kw - 1))``. Images are split between the threads.
+    """
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t CO = out.shape[1], OH = out.shape[2], OW = out.shape[3]
+    cdef Py_ssize_t KH = wp.shape[2], KW = wp.shape[3], n
+    cdef Py_ssize_t Hp = OH + KH - 1, Wp = (OW + 15) // 16 * 16 + KW - 1
+    cdef int nt = bufs.shape[0]
+    cdef float* buf
+    with nogil, parallel(num_threads=nt):
+        buf = &bufs[openmp.omp_get_thread_num(), 0]
+        for n in prange(N, schedule="static"):
+            ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
+            ms_conv_image(buf, C, Hp, Wp, &wp[0, 0, 0, 0, 0], KH, KW, &out[n, 0, 0, 0], CO,
+                          OH, OW)
+
+
+def direct_filter_grad(const float[:, :, :, ::1] x, const float[:, :, :, ::1] d,
+                       float[:, ::1] acc, float[:, ::1] bufs, int co, int kh, int kw,
+                       int top, int left, int ow):
+    """Per-thread filter-gradient sums ``acc`` ``(threads, ceil(co/8), C, kh, kw, 8, 16)``
+    (zeroed by the caller; the last axis is summed by the caller too).
+
+    ``d`` is the output gradient ``(N, ceil(co/8)*8, oh, ldd)`` with ``ldd`` a multiple of
+    16, zero past ``ow`` and past ``co``; ``bufs`` as for ``direct_conv``.
+    """
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t OH = d.shape[2], ldd = d.shape[3], n
+    cdef Py_ssize_t Hp = OH + kh - 1, Wp = (ow + 15) // 16 * 16 + kw - 1
+    cdef int nt = bufs.shape[0], t
+    cdef float* buf
+    with nogil, parallel(num_threads=nt):
+        t = openmp.omp_get_thread_num()
+        buf = &bufs[t, 0]
+        for n in prange(N, schedule="static"):
+            ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
+            ms_dw_image(buf, C, Hp, Wp, &d[n, 0, 0, 0], co, OH, ldd, kh, kw, &acc[t, 0])
