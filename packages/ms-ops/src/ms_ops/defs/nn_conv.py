@@ -310,9 +310,9 @@ def _direct_filter_grad(dout, x, g):
     c = x.shape[1]
     bufs = _buffers(c, oh, ow, g.kh, g.kw)
     acc = np.zeros((bufs.shape[0], cb * c * g.kh * g.kw * 8 * 16), np.float32)
-    _conv.direct_filter_grad(x, d, acc, bufs, co, g.kh, g.kw, g.pt, g.pl, ow)
-    dw = acc.reshape(-1, cb, c, g.kh, g.kw, 8, 16).sum(axis=(0, 6))
-    return np.ascontiguousarray(dw.transpose(0, 4, 1, 2, 3).reshape(cb * 8, c, g.kh, g.kw)[:co])
+    dw = np.empty((co, c, g.kh, g.kw), np.float32)
+    _conv.direct_filter_grad(x, d, dw, acc, bufs, g.pt, g.pl, ow)
+    return dw
 
 
 # -- im2col + GEMM kernels (any geometry) --------------------------------------------

@@ -145,6 +145,7 @@ cdef extern from "_conv_direct.h" nogil:
                        long KW, float* out, long CO, long OH, long OW)
     void ms_dw_image(const float* inp, long C, long Hp, long Wp, const float* d, long CO,
                      long OH, long ldd, long KH, long KW, float* acc)
+    void ms_dw_reduce(const float* acc, long nt, long CO, long C, long KH, long KW, float* dw)
 
 
 def direct_conv(const float[:, :, :, ::1] x, const float[:, :, :, :, ::1] wp,
@@ -170,14 +171,16 @@ def direct_conv(const float[:, :, :, ::1] x, const float[:, :, :, :, ::1] wp,
 
 
 def direct_filter_grad(const float[:, :, :, ::1] x, const float[:, :, :, ::1] d,
-                       float[:, ::1] acc, float[:, ::1] bufs, int co, int kh, int kw,
+                       float[:, :, :, ::1] dw, float[:, ::1] acc, float[:, ::1] bufs,
                        int top, int left, int ow):
-    """Per-thread filter-gradient sums ``acc`` ``(threads, ceil(co/8), C, kh, kw, 8, 16)``
-    (zeroed by the caller; the last axis is summed by the caller too).
+    """``dw`` ``(co, C, kh, kw)`` = the filter gradient of the stride-1 correlation of ``x``
+    (padded by ``top``/``left``) whose output gradient is ``d``.
 
-    ``d`` is the output gradient ``(N, ceil(co/8)*8, oh, ldd)`` with ``ldd`` a multiple of
-    16, zero past ``ow`` and past ``co``; ``bufs`` as for ``direct_conv``.
+    ``d`` is ``(N, ceil(co/8)*8, oh, ldd)`` with ``ldd`` a multiple of 16, zero past ``ow``
+    and past ``co``; ``acc`` (zeroed by the caller) holds each thread's partial sums,
+    ``(threads, ceil(co/8) * C * kh * kw * 8 * 16)``; ``bufs`` as for ``direct_conv``.
     """
+    cdef int co = dw.shape[0], kh = dw.shape[2], kw = dw.shape[3]
     cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
     cdef Py_ssize_t OH = d.shape[2], ldd = d.shape[3], n
     cdef Py_ssize_t Hp = OH + kh - 1, Wp = (ow + 15) // 16 * 16 + kw - 1
@@ -189,3 +192,5 @@ def direct_filter_grad(const float[:, :, :, ::1] x, const float[:, :, :, ::1] d,
         for n in prange(N, schedule="static"):
             ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
             ms_dw_image(buf, C, Hp, Wp, &d[n, 0, 0, 0], co, OH, ldd, kh, kw, &acc[t, 0])
+    with nogil:
+        ms_dw_reduce(&acc[0, 0], nt, co, C, kh, kw, &dw[0, 0, 0, 0])

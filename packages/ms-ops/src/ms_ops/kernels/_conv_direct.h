@@ -102,4 +102,22 @@ static void ms_dw_image(const float* in, long C, long Hp, long Wp, const float* 
     ms_dw_image_base(in, C, Hp, Wp, d, CO, OH, ldd, KH, KW, acc);
 }
 
+/* dw (CO, C, KH, KW) = the sum over nt threads' accumulators acc (nt, ceil(CO/8), C, KH,
+ * KW, 8, 16) and over their 16 lanes. */
+static void ms_dw_reduce(const float* acc, long nt, long CO, long C, long KH, long KW,
+                         float* dw)
+{
+    long ncb = (CO + MS_CB - 1) / MS_CB, per = ncb * C * KH * KW * MS_CB * MS_VL;
+    long taps = C * KH * KW, cb, i, k, t, l;
+    for (cb = 0; cb < ncb; cb++)
+        for (i = 0; i < taps; i++)
+            for (k = 0; k < MS_CB && cb * MS_CB + k < CO; k++) {
+                const float* a = acc + ((cb * taps + i) * MS_CB + k) * MS_VL;
+                float s = 0;
+                for (t = 0; t < nt; t++)
+                    for (l = 0; l < MS_VL; l++) s += a[t * per + l];
+                dw[(cb * MS_CB + k) * taps + i] = s;
+            }
+}
+
 #endif
