@@ -164,7 +164,7 @@ def direct_conv(const float[:, :, :, ::1] x, const float[:, :, :, :, ::1] wp,
     cdef float* buf
     with nogil, parallel(num_threads=nt):
         buf = &bufs[openmp.omp_get_thread_num(), 0]
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="dynamic"):
             ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
             ms_conv_image(buf, C, Hp, Wp, &wp[0, 0, 0, 0, 0], KH, KW, &out[n, 0, 0, 0], CO,
                           OH, OW)
@@ -189,7 +189,7 @@ def direct_filter_grad(const float[:, :, :, ::1] x, const float[:, :, :, ::1] d,
     with nogil, parallel(num_threads=nt):
         t = openmp.omp_get_thread_num()
         buf = &bufs[t, 0]
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="dynamic"):
             ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
             ms_dw_image(buf, C, Hp, Wp, &d[n, 0, 0, 0], co, OH, ldd, kh, kw, &acc[t, 0])
     with nogil:
