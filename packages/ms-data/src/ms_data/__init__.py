@@ -1,0 +1,57 @@
+"""ms-data: MindSpore's dataset API (``mindspore.dataset``) on pyarrow RecordBatches.
+
+Light to import: sources, operations and transforms load their modules on first use.
+
+>>> import numpy as np, ms_data as ds
+>>> [int(x[0]) for x in ds.NumpySlicesDataset([1, 2, 3], shuffle=False)]
+[1, 2, 3]
+"""
+
+from importlib import import_module
+
+from ms_data import config
+from ms_data.dataset import Dataset, EpochContext
+from ms_data.samplers import (
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it; imported on first attribute access (PEP 562).
+_LAZY = {
+    "GeneratorDataset": "ms_data.sources.generator",
+    "NumpySlicesDataset": "ms_data.sources.generator",
+    "MnistDataset": "ms_data.sources.mnist",
+    "Cifar10Dataset": "ms_data.sources.cifar",
+    "ImageFolderDataset": "ms_data.sources.image_folder",
+    "CSVDataset": "ms_data.sources.csv",
+    "MindDataset": "ms_data.sources.records",
+    "FileWriter": "ms_data.sources.records",
+    "ParquetDataset": "ms_data.sources.arrow_files",
+    "ArrowDataset": "ms_data.sources.arrow_files",
+    "MappableSource": "ms_data.sources.base",
+    "vision": "ms_data.vision",
+    "transforms": "ms_data.transforms",
+}
+
+__all__ = [
+    "config", "Dataset", "EpochContext", "Sampler", "SequentialSampler", "RandomSampler",
+    "DistributedSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler",
+    *_LAZY,
+]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ms_data' has no attribute {name!r}")
+    mod = import_module(module)
+    value = mod if module.endswith("." + name) else getattr(mod, name)
+    globals()[name] = value
+    return value

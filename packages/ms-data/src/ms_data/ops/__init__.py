@@ -1,0 +1,1 @@
+"""Pipeline operations, one module per family (map, batch, shuffle, repeat, ...)."""

@@ -1,0 +1,1 @@
+"""Dataset sources: leaves of a pipeline (files, generators, numpy arrays)."""
