@@ -45,6 +45,14 @@ def mish_bprop(x, out, dout):
     return (dout * (t + x * F.sigmoid(x) * (1 - t * t)),)
 
 
+def mish_samples(rng):
+    """Sample inputs for the registry-wide checks (``fn(rng)`` yields ``(args, attrs)``):
+    Mish is smooth everywhere, so plain normal values, plus large ones where softplus
+    and tanh saturate."""
+    yield (rng.standard_normal((2, 3)),), {}
+    yield (np.array([-12.0, -3.0, 0.0, 4.0, 15.0]),), {}
+
+
 def mish(x):
     """Mish activation of ``x`` (MindSpore's ``ops.mish``).
 

@@ -5,7 +5,15 @@ point's name, ``example``) against everything it adds; ``python -m ms_tensor.reg
 lists them.
 """
 
-from ms_plugin_example.mish import FLOATS, Mish, mish, mish_bprop, mish_cpu, tensor_mish
+from ms_plugin_example.mish import (
+    FLOATS,
+    Mish,
+    mish,
+    mish_bprop,
+    mish_cpu,
+    mish_samples,
+    tensor_mish,
+)
 from ms_tensor.hookspecs import hookimpl
 
 
@@ -33,3 +41,8 @@ def ms_register_functions(registry):
 @hookimpl
 def ms_register_tensor_methods(registry):
     registry.add_tensor_method("mish", tensor_mish)
+
+
+@hookimpl
+def ms_register_op_samples(registry):
+    registry.add_op_sample("Mish", mish_samples)
