@@ -16,7 +16,9 @@ def _positions(grad_position, n_args: int, who: str):
     if grad_position is None:
         return ()
     single = isinstance(grad_position, int) and not isinstance(grad_position, bool)
-    positions = (grad_position,) if single else tuple(grad_position)
+    positions = (grad_position,) if single else grad_position
+    if not isinstance(positions, (tuple, list)):
+        positions = (positions,)  # reported as a bad type below
     for p in positions:
         if not isinstance(p, int) or isinstance(p, bool):
             raise TypeError(f"{who}: grad_position must be an int, a tuple of ints or None, "
