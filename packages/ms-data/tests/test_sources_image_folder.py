@@ -19,7 +19,7 @@ def tree(tmp_path):
     for cls, n in (("dog", 2), ("cat", 1), ("zebra", 1)):
         (tmp_path / cls).mkdir()
         for i in range(n):
-            array = np.full((4, 5 + i, 3), 10 * i + len(cls), np.uint8)
+            array = np.full((4, 5 + i, 3), 10 * i + sum(map(ord, cls)) % 100, np.uint8)
             (tmp_path / cls / f"{i}.png").write_bytes(png(array))
             images[f"{cls}/{i}.png"] = array
     (tmp_path / "cat" / "notes.txt").write_text("not an image")

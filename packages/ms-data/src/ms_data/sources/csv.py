@@ -43,8 +43,9 @@ def read_csv_file(path, field_delim=",", column_defaults=None, column_names=None
     parse = pcsv.ParseOptions(delimiter=field_delim)
     try:
         if column_names is None:
-            with open(path, newline="") as f:
-                header = pcsv.read_csv(f.readline().encode() or b"\n", parse_options=parse)
+            with open(path, "rb") as f:
+                first = f.readline() or b"\n"
+            header = pcsv.read_csv(pa.BufferReader(first), parse_options=parse)
             names = header.column_names
         else:
             names = list(column_names)
