@@ -51,10 +51,12 @@ def _weights(weights, who: str):
 def _fresh_input(t: Tensor) -> Tensor:
     """A new tensor object for a differentiated argument: passing the same tensor at two
     positions still gives each position its own gradient. It keeps the entries of any
-    outer tape (a gradient of a gradient)."""
+    outer tape (a gradient of a gradient), tagged through each tape so that the tape
+    forgets it on exit (an entry left behind would be a reference cycle through the tape)."""
     w = wrap(t._data)
     if t._node is not None:
-        w._node = dict(t._node)
+        for tape, entry in t._node.items():
+            tape._tag(w, entry)
     return w
 
 
