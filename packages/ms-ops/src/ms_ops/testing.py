@@ -53,9 +53,9 @@ def check_bprop(op: OpDef, *inputs, attrs=None, rtol=1e-5, atol=1e-6, eps=1e-6, 
     ``inputs`` are float64 numpy arrays for tensor inputs (or Python values for static
     ones). Inputs listed in ``op.nondiff_inputs`` or ``skip`` are not checked.
     """
-    attrs = dict(attrs or {})
+    values, attrs = op.bind(inputs, dict(attrs or {}))  # static defaults filled in
     rng = np.random.default_rng(seed)
-    args = [Tensor(v) if isinstance(v, np.ndarray) else v for v in inputs]
+    args = [Tensor(v) if isinstance(v, np.ndarray) else v for v in values]
     out = _call(op, args, attrs)
     outs = _as_tuple(out)
     douts = tuple(rng.standard_normal(o.shape) for o in outs)

@@ -120,6 +120,7 @@ def _one_hot_infer(indices, depth, on_value, off_value, axis=-1):
 OneHot = OpDef("OneHot", (Arg("indices", promote=False), Arg("depth", STATIC), Arg("on_value"),
                           Arg("off_value")), (Attr("axis", -1),),
                infer=_one_hot_infer, promote="common", differentiable=False,
+               nondiff_inputs=("indices", "on_value", "off_value"),
                doc="on_value where the new axis equals the index, off_value elsewhere "
                    "(indices outside [0, depth) give a row of off_value).")
 
