@@ -33,3 +33,12 @@ def ms_register_functions(registry):
     for name, fn in (("grad", grad), ("value_and_grad", value_and_grad), ("vjp", vjp),
                      ("jvp", jvp), ("GradOperation", GradOperation)):
         registry.add_function(name, fn)
+
+
+def _stop_gradient_samples(rng):
+    yield (rng.standard_normal((2, 3)),), {}
+
+
+@hookimpl
+def ms_register_op_samples(registry):
+    registry.add_op_sample(StopGradient, _stop_gradient_samples)
