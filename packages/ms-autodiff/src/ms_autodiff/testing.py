@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_autodiff.api import grad
 from ms_ops.opdef import TENSOR
 from ms_tensor.tensor import Tensor
-
-from ms_autodiff.api import grad
 
 __all__ = ["check_grad", "check_op_gradients", "numeric_grad"]
 
