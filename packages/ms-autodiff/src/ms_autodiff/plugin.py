@@ -7,6 +7,7 @@ from ms_tensor.hookspecs import hookimpl
 
 StopGradient = OpDef(
     "StopGradient", (Arg("input"),), infer=same_as(0), differentiable=False,
+    nondiff_inputs=("input",),
     doc="The input, as a constant for differentiation: no gradient flows through it.")
 
 
