@@ -50,7 +50,7 @@ class Node:
         self.inputs = inputs
         # The arrays the inputs held when recorded: ``x[i] = v`` later gives ``x`` a new
         # array, and the gradient rule must still see the old one.
-        self.arrays = tuple(v._data if isinstance(v, Tensor) else None for v in inputs)
+        self.arrays = tuple([v._data if isinstance(v, Tensor) else None for v in inputs])
         self.attrs = attrs
         self.outputs = outputs
         self.parents = parents
@@ -144,9 +144,15 @@ class Tape:
             for idx in range(len(nodes) - 1, -1, -1):
                 node = nodes[idx]
                 outs = node.outputs if type(node.outputs) is tuple else (node.outputs,)
-                douts = [grads.pop((id(node), k), None) for k in range(len(outs))]
-                if all(d is None for d in douts):
-                    continue
+                if len(outs) == 1:  # the common case, without the generic loops
+                    d = grads.pop((id(node), 0), None)
+                    if d is None:
+                        continue
+                    douts = [d]
+                else:
+                    douts = [grads.pop((id(node), k), None) for k in range(len(outs))]
+                    if all(d is None for d in douts):
+                        continue
                 if not self.retain:
                     nodes[idx] = None  # free the forward values as soon as possible
                 _run_bprop(node, outs, douts, grads)
@@ -158,7 +164,12 @@ class Tape:
 def _accumulate(grads: dict, entry, g) -> None:
     key = (id(entry[0]), entry[1])
     old = grads.get(key)
-    grads[key] = g if old is None else arithmetic.Add(old, g)
+    if old is None:
+        grads[key] = g
+    elif type(old) is Tensor and type(g) is Tensor:
+        grads[key] = old + g  # Add through Tensor.__add__'s fast path: same op, same record
+    else:
+        grads[key] = arithmetic.Add(old, g)
 
 
 def _inputs_as_recorded(node) -> list:
