@@ -3,11 +3,10 @@ auxiliary outputs and what is returned in each combination."""
 
 from __future__ import annotations
 
+from ms_autodiff.tape import Tape
 from ms_ops.defs import array, array_create
 from ms_tensor import Parameter
 from ms_tensor.tensor import Tensor, wrap
-
-from ms_autodiff.tape import Tape
 
 __all__ = ["grad", "value_and_grad", "differentiate"]
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import functools
 
-from ms_tensor.tensor import Tensor
-
 from ms_autodiff.tape import active_tapes, pause_recording
+from ms_tensor.tensor import Tensor
 
 __all__ = ["custom_bprop", "call_with_bprop"]
 

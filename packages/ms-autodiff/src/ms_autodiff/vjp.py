@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ms_ops.defs import array_create
-from ms_tensor.tensor import Tensor
-
 from ms_autodiff.api import _finish, _fresh_input, _outputs
 from ms_autodiff.tape import Tape
+from ms_ops.defs import array_create
+from ms_tensor.tensor import Tensor
 
 __all__ = ["vjp", "jvp"]
 
