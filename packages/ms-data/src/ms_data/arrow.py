@@ -107,20 +107,32 @@ def _to_arrow(name: str, values) -> pa.Array:
         if values.dtype.kind == "S":
             return pa.array(values, type=pa.binary())
         return pa.array(values)
-    if values.dtype.kind in "USO":
-        raise TypeError(f"column {name!r}: string rows must be scalars, got rows of shape "
-                        f"{values.shape[1:]}")
+    if values.dtype.kind in "US":
+        if values.ndim != 2:
+            raise TypeError(f"column {name!r}: string rows must be scalars or 1-D, got rows of "
+                            f"shape {values.shape[1:]}")
+        return pa.array(values.tolist(), type=pa.list_(
+            pa.string() if values.dtype.kind == "U" else pa.binary()))
     values = np.ascontiguousarray(values)
-    if values.shape[0] == 0 or 0 in values.shape[1:]:
-        # fixed_shape_tensor cannot be built from a size-0 buffer view; build it from storage.
-        value_type = pa.from_numpy_dtype(values.dtype)
-        ext = pa.fixed_shape_tensor(value_type, list(values.shape[1:]))
-        size = int(np.prod(values.shape[1:]))
-        storage = pa.FixedSizeListArray.from_arrays(
-            pa.array(values.reshape(-1), type=value_type), size) if size else \
-            pa.array([[]] * values.shape[0], type=pa.list_(value_type, 0))
-        return pa.ExtensionArray.from_storage(ext, storage)
-    return pa.FixedShapeTensorArray.from_numpy_ndarray(values)
+    value_type = pa.from_numpy_dtype(values.dtype)
+    ext = pa.fixed_shape_tensor(value_type, list(values.shape[1:]))
+    size = int(np.prod(values.shape[1:]))
+    if size == 0:
+        storage = pa.array([[]] * values.shape[0], type=pa.list_(value_type, 0))
+    else:  # a flat view of the contiguous buffer: no copy
+        storage = pa.FixedSizeListArray.from_arrays(pa.array(values.reshape(-1)), size)
+    return pa.ExtensionArray.from_storage(ext, storage)
+
+
+_DTYPE_KEY = "ms_data.numpy_dtype"
+_VIEWS = {np.dtype(np.bool_): np.dtype(np.uint8)}
+try:
+    import ml_dtypes
+
+    _VIEWS[np.dtype(ml_dtypes.bfloat16)] = np.dtype(np.uint16)
+except ImportError:  # ms-tensor brings ml_dtypes; without it there is no bfloat16 to store
+    pass
+_BY_NAME = {d.name: d for d in _VIEWS}
 
 
 def batch_from_numpy(columns: dict[str, np.ndarray]) -> pa.RecordBatch:
@@ -129,12 +141,22 @@ def batch_from_numpy(columns: dict[str, np.ndarray]) -> pa.RecordBatch:
     >>> batch_from_numpy({"x": np.zeros((4, 2, 2), np.float32), "y": np.arange(4)}).num_rows
     4
     """
-    arrays = [_to_arrow(name, values) for name, values in columns.items()]
+    arrays, fields = [], []
+    for name, values in columns.items():
+        stored = _VIEWS.get(getattr(values, "dtype", None)) if getattr(values, "ndim", 0) >= 2 \
+            else None
+        if stored is None:
+            arr = _to_arrow(name, values)
+            fields.append(pa.field(name, arr.type))
+        else:  # Arrow tensors lack this dtype: store a same-size view, remember the dtype
+            arr = _to_arrow(name, values.view(stored))
+            fields.append(pa.field(name, arr.type, metadata={_DTYPE_KEY: values.dtype.name}))
+        arrays.append(arr)
     lengths = {len(a) for a in arrays}
     if len(lengths) > 1:
         detail = ", ".join(f"{n}: {len(a)}" for n, a in zip(columns, arrays))
         raise ValueError(f"columns must have the same number of rows, got {detail}")
-    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _array_numpy(arr: pa.Array) -> np.ndarray:
@@ -162,8 +184,11 @@ def _array_numpy(arr: pa.Array) -> np.ndarray:
         return arr.flatten().to_numpy(zero_copy_only=False).reshape(len(arr), typ.list_size)
     if pa.types.is_list(typ) or pa.types.is_large_list(typ):
         out = np.empty(len(arr), dtype=object)
+        strings = pa.types.is_string(typ.value_type) or pa.types.is_binary(typ.value_type)
         for i, v in enumerate(arr):
-            out[i] = np.asarray(v.values.to_numpy(zero_copy_only=False))
+            out[i] = np.array(v.values.to_pylist(), dtype=str if pa.types.is_string(
+                typ.value_type) else bytes) if strings else v.values.to_numpy(
+                zero_copy_only=False)
         return out
     return arr.to_numpy(zero_copy_only=False)
 
@@ -174,16 +199,23 @@ def column_numpy(batch: pa.RecordBatch, name: str) -> np.ndarray:
     Variable-shape columns come back as an object array holding one array per row.
     Zero-copy arrays are read-only views of the Arrow buffers.
     """
-    try:
-        arr = batch.column(name)
-    except KeyError:
-        raise KeyError(f"column {name!r} not found; columns: {batch.schema.names}") from None
-    return _array_numpy(arr)
+    index = batch.schema.get_field_index(name)
+    if index < 0:
+        raise KeyError(f"column {name!r} not found; columns: {batch.schema.names}")
+    return _field_numpy(batch, index)
+
+
+def _field_numpy(batch: pa.RecordBatch, index: int) -> np.ndarray:
+    out = _array_numpy(batch.column(index))
+    meta = batch.schema.field(index).metadata
+    if meta and _DTYPE_KEY.encode() in meta:
+        out = out.view(_BY_NAME[meta[_DTYPE_KEY.encode()].decode()])
+    return out
 
 
 def batch_numpy(batch: pa.RecordBatch) -> dict[str, np.ndarray]:
     """Every column of ``batch`` as numpy (see :func:`column_numpy`)."""
-    return {name: _array_numpy(batch.column(i)) for i, name in enumerate(batch.schema.names)}
+    return {name: _field_numpy(batch, i) for i, name in enumerate(batch.schema.names)}
 
 
 def _as_row_array(value) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 __all__ = [
     "set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers",
     "set_prefetch_size", "get_prefetch_size",
@@ -12,6 +14,7 @@ __all__ = [
 # MindSpore's defaults: std::mt19937's default seed, up to 8 workers, 16 prefetched rows.
 _DEFAULT_SEED = 5489
 _seed = _DEFAULT_SEED
+_seed_set = False
 _num_parallel_workers = min(8, os.cpu_count() or 1)
 _prefetch_size = 16
 
@@ -26,12 +29,24 @@ def _check_int(name: str, value, low: int, high: int) -> int:
 
 def set_seed(seed: int) -> None:
     """Seed every random choice of later iterators: shuffles, samplers, random transforms."""
-    global _seed
+    global _seed, _seed_set
     _seed = _check_int("set_seed", seed, 0, 2**32 - 1)
+    _seed_set = True
 
 
 def get_seed() -> int:
     return _seed
+
+
+def pipeline_seed() -> int:
+    """The seed for one new iterator: the user's seed, or fresh entropy if none was set.
+
+    MindSpore shuffles differently in every run until ``set_seed`` is called, although
+    ``get_seed`` reports its default meanwhile.
+    """
+    if _seed_set:
+        return _seed
+    return int(np.random.SeedSequence().entropy % 2**32)
 
 
 def set_num_parallel_workers(num: int) -> None:

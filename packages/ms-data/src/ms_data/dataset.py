@@ -42,7 +42,7 @@ class EpochContext:
     def __init__(self, epoch: int = 0, seed: int | None = None, keys: tuple = (),
                  resources=None):
         self.epoch = epoch
-        self.seed = config.get_seed() if seed is None else seed
+        self.seed = config.pipeline_seed() if seed is None else seed
         self.keys = tuple(keys)
         self.resources = resources
 

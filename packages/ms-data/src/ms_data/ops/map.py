@@ -1,0 +1,190 @@
+"""``map``: apply a list of operations to columns, chunk by chunk, on worker threads or processes.
+
+Each operation runs on the whole chunk at once (``batch_call``) when it offers one and its
+input is a single fixed-shape column; otherwise row by row. A random operation draws from
+``ctx.rng("map", depth, op_index, chunk_index)``: chunks are fixed by the source, not by the
+workers, so the rows come out the same for any ``num_parallel_workers``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections import deque
+
+import numpy as np
+
+from ms_data.arrow import batch_from_numpy, batch_numpy, stack_rows
+from ms_data.dataset import Dataset, EpochContext
+from ms_data.workers import PipelineError, ordered_map
+
+__all__ = ["MapDataset", "column_list", "op_name"]
+
+
+def column_list(op: str, arg, what: str) -> list[str] | None:
+    """``None``, a name, or a list of names -> list of names (None stays None)."""
+    if arg is None:
+        return None
+    names = [arg] if isinstance(arg, str) else list(arg)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise TypeError(f"{op}: {what} must be a column name or a list of them, got {arg!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{op}: {what} has duplicates: {names}")
+    return names
+
+
+def op_name(op) -> str:
+    name = getattr(op, "__name__", None)
+    if name is None or name == "<lambda>":
+        name = type(op).__name__ if name is None else "lambda"
+    return name
+
+
+def _python_callable(op) -> bool:
+    return getattr(op, "python_callable", not hasattr(op, "batch_call"))
+
+
+def _row_value(col: np.ndarray, i: int):
+    v = col[i]
+    return v if isinstance(v, np.ndarray) else np.asarray(v)
+
+
+def _outputs(result) -> tuple:
+    return tuple(result) if isinstance(result, tuple) else (result,)
+
+
+class _Apply:
+    """The chunk function of one map: picklable state only, so it can run in a process."""
+
+    def __init__(self, operations, input_columns, rng_key):
+        self.operations = operations
+        self.input_columns = input_columns
+        self.rng_key = rng_key
+
+    def _rng(self, ctx_state, op_index, chunk_index):
+        seed, epoch, keys = ctx_state
+        return EpochContext(epoch, seed, keys).rng(*self.rng_key, op_index, chunk_index)
+
+    def __call__(self, item):
+        ctx_state, chunk_index, columns = item
+        for k, op in enumerate(self.operations):
+            rng = self._rng(ctx_state, k, chunk_index) if getattr(op, "is_random", False) \
+                else None
+            try:
+                columns = self._one(op, columns, rng)
+            except PipelineError:
+                raise
+            except Exception as exc:
+                tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+                raise PipelineError(
+                    f"map: operation {op_name(op)} (operation {k} of {len(self.operations)}) "
+                    f"on input_columns {self.input_columns} failed: {type(exc).__name__}: "
+                    f"{exc}\n\nOriginal traceback:\n{tb.strip()}") from None
+        return columns
+
+    @staticmethod
+    def _one(op, columns: tuple, rng) -> tuple:
+        rows = len(columns[0])
+        batch_call = getattr(op, "batch_call", None)
+        if batch_call is not None and len(columns) == 1 and columns[0].dtype != object:
+            out = batch_call(columns[0], rng)
+            if len(out) != rows:
+                raise ValueError(f"batch_call returned {len(out)} rows for {rows}")
+            return (out,)
+        row_call = getattr(op, "_row", None) if rng is not None and len(columns) == 1 else None
+        results = []
+        for i in range(rows):
+            args = [_row_value(c, i) for c in columns]
+            if row_call is not None:
+                results.append(_outputs(row_call(args[0], rng)))
+            else:
+                results.append(_outputs(op(*args)))
+        if not results:
+            return columns
+        width = len(results[0])
+        if any(len(r) != width for r in results):
+            raise ValueError("returned different numbers of outputs for different rows")
+        return tuple(stack_rows("", [r[j] for r in results]) for j in range(width))
+
+
+class MapDataset(Dataset):
+    """The node made by ``Dataset.map``."""
+
+    def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers,
+                 python_multiprocessing):
+        super().__init__([child], num_parallel_workers)
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        if not ops:
+            raise ValueError("map: operations is empty")
+        for op in ops:
+            if not callable(op):
+                raise TypeError(f"map: operations must be callable, got {type(op).__name__}")
+        self.operations = ops
+        names = child._column_names()
+        self.input_columns = column_list("map", input_columns, "input_columns") or names[:1]
+        missing = [c for c in self.input_columns if c not in names]
+        if missing:
+            raise ValueError(f"map: input_columns {missing} not in the dataset's columns "
+                             f"{names}")
+        self.output_columns = column_list("map", output_columns, "output_columns") \
+            or list(self.input_columns)
+        self.python_multiprocessing = bool(python_multiprocessing)
+        self._names = self._output_names(names)
+        self._apply = _Apply(ops, self.input_columns, ("map", self._depth))
+
+    def _output_names(self, names: list[str]) -> list[str]:
+        ins, outs = self.input_columns, self.output_columns
+        if len(ins) == len(outs):  # outputs take the places of the inputs
+            renamed = dict(zip(ins, outs))
+            result = [renamed.get(n, n) for n in names]
+        else:  # MindSpore puts the outputs first, then the untouched columns
+            result = outs + [n for n in names if n not in ins]
+        if len(set(result)) != len(result):
+            raise ValueError(f"map: output_columns {outs} clash with the other columns: "
+                             f"{result}")
+        return result
+
+    def _column_names(self) -> list[str]:
+        return list(self._names)
+
+    def _kind(self) -> str:
+        if self.python_multiprocessing and any(_python_callable(op) for op in self.operations):
+            return "process"
+        return "thread"
+
+    def _open(self, ctx: EpochContext) -> None:
+        if self._kind() == "process":
+            ctx.pool(self, "process", self._workers(), self._apply)
+
+    def _batches(self, ctx: EpochContext):
+        state = (ctx.seed, ctx.epoch, ctx.keys)
+        ins, outs = self.input_columns, self.output_columns
+
+        def items():
+            for index, batch in enumerate(self.children[0]._batches(ctx)):
+                cols = batch_numpy(batch)
+                yield cols, (state, index, tuple(cols[c] for c in ins))
+
+        pool = ctx.pool(self, self._kind(), self._workers(), self._apply)
+        pending: deque = deque()
+
+        def tagged():
+            for cols, item in items():
+                pending.append(cols)
+                yield item
+
+        what = f"map on input_columns {ins}"
+        for result in ordered_map(pool, self._apply, tagged(), what):
+            cols = pending.popleft()
+            if len(result) != len(outs):
+                raise PipelineError(f"map: the operations returned {len(result)} columns but "
+                                    f"output_columns has {len(outs)}: {outs}")
+            yield batch_from_numpy(self._merge(cols, result))
+
+    def _merge(self, cols: dict, result: tuple) -> dict:
+        produced = dict(zip(self.output_columns, result))
+        if len(self.input_columns) == len(self.output_columns):
+            renamed = dict(zip(self.input_columns, self.output_columns))
+            return {renamed.get(n, n): produced[renamed[n]] if n in renamed else v
+                    for n, v in cols.items()}
+        rest = {n: v for n, v in cols.items() if n not in self.input_columns}
+        return {**produced, **rest}
