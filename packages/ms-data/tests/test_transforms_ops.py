@@ -3,10 +3,10 @@ Slice, Duplicate, composition and plain callables."""
 
 import numpy as np
 import pytest
-from ms_data import transforms as T
-from ms_data import vision as V
 
 import ms_tensor
+from ms_data import transforms as T
+from ms_data import vision as V
 
 
 def test_typecast_accepts_ms_tensor_and_numpy_dtypes():

@@ -3,6 +3,7 @@ random operations under a generator, and error messages."""
 
 import numpy as np
 import pytest
+
 from ms_data import transforms as T
 from ms_data import vision as V
 from ms_data.kernels import load
@@ -46,8 +47,8 @@ def test_fuse_merges_the_seed_chain_and_changes_no_bit():
     ops = [V.Resize((32, 32)), V.Rescale(1 / 255, 0), V.Rescale(1 / 0.3081, -0.1307 / 0.3081),
            V.HWC2CHW(), T.TypeCast(np.float32)]
     fused = V.fuse(ops)
-    assert isinstance(fused[0], V.Resize) and isinstance(fused[1], V.FusedPointwise)
-    assert len(fused) == 2
+    assert len(fused) == 1 and isinstance(fused[0], V.FusedPointwise)
+    assert fused[0].resize is ops[0] and fused[0].cast == np.float32
     one_by_one = BATCH_U8
     for op in ops:
         one_by_one = op.batch_call(one_by_one, None)
@@ -56,6 +57,63 @@ def test_fuse_merges_the_seed_chain_and_changes_no_bit():
         together = op.batch_call(together, None)
     assert together.shape == (5, 3, 32, 32) and together.dtype == np.float32
     np.testing.assert_array_equal(together, one_by_one)
+
+
+FUSIBLE_CHAINS = [
+    [V.Resize((32, 32)), V.Rescale(1 / 255, 0), V.HWC2CHW()],
+    [V.Resize((7, 40)), V.Normalize([10.0, 20.0, 30.0], [2.0, 3.0, 4.0]), T.TypeCast(np.float16)],
+    [V.Resize((13, 11)), V.Rescale(0.5, 1.0)],  # same size: the resize is a copy
+    [V.Resize(9), V.ToTensor()],
+    [V.Rescale(1 / 255, 0), V.Normalize([0.5] * 3, [0.25] * 3), V.HWC2CHW(),
+     T.TypeCast(np.int32)],
+    [V.Resize((16, 16), Inter.NEAREST), V.Rescale(2.0, -1.0), V.Rescale(0.5, 0.0)],
+]
+
+
+@pytest.mark.parametrize("ops", FUSIBLE_CHAINS, ids=lambda ops: "-".join(map(repr, ops)))
+@pytest.mark.parametrize("x", [BATCH_U8, BATCH_U8[..., :1], BATCH_U8[..., 0], BATCH_F32[..., :1]],
+                         ids=["u8c3", "u8c1", "u8hw", "f32c1"])
+def test_fused_chains_equal_one_by_one(ops, x):
+    if any(isinstance(o, V.Normalize) for o in ops) and x.shape[-1] != 3 and x.ndim == 4:
+        pytest.skip("Normalize here has three channels")
+    if x.ndim == 3 and any(isinstance(o, V.Normalize) for o in ops):
+        pytest.skip("Normalize here has three channels")
+    one_by_one = x
+    for op in ops:
+        one_by_one = op.batch_call(one_by_one, None)
+    fused = V.fuse(ops)
+    assert len(fused) < len(ops)
+    together = x
+    for op in fused:
+        together = op.batch_call(together, None)
+    assert together.dtype == one_by_one.dtype
+    np.testing.assert_array_equal(together, one_by_one)
+    rows = x
+    for op in fused:
+        rows = np.stack([op(r) for r in rows])
+    np.testing.assert_array_equal(rows, one_by_one)
+
+
+def test_lookup_kernel_matches_reference_for_every_uint8_value():
+    if load("_lut") is None:
+        pytest.skip("Cython kernels not built")
+    x = np.arange(256 * 3, dtype=np.uint16).astype(np.uint8).reshape(4, 8, 8, 3)
+    op = V.Normalize([0.1, 200.0, 33.3], [0.7, 1.3, 1e-3])
+    steps = op.steps(3)
+    np.testing.assert_array_equal(op.batch_call(x), pointwise_ref(x, steps))
+
+
+def test_large_batches_take_the_threaded_path_with_the_same_numbers():
+    from ms_data import kernels
+
+    x = RNG.integers(0, 256, (1100, 28, 28, 1), dtype=np.uint8)
+    ops = [V.Resize((32, 32)), V.Rescale(1 / 255, 0), V.HWC2CHW()]
+    assert kernels.threads_for(1100 * 32 * 32) > 1 or kernels._CPUS == 1
+    [fused] = V.fuse(ops)
+    one_by_one = x
+    for op in ops:
+        one_by_one = op.batch_call(one_by_one, None)
+    np.testing.assert_array_equal(fused.batch_call(x), one_by_one)
 
 
 def test_fuse_keeps_lone_ops_and_order():

@@ -7,6 +7,7 @@ round differently; everything else is exact.
 
 import numpy as np
 import pytest
+
 from ms_data import vision as V
 from ms_data.vision import ConvertMode, Inter
 

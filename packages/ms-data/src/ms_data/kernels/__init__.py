@@ -7,6 +7,12 @@ without building them; callers then use the numpy reference, which gives the sam
 from __future__ import annotations
 
 import importlib
+import os
+
+#: Output elements below which a kernel runs on the calling thread: waking OpenMP threads
+#: costs more than a small batch, and ``map`` workers already run batches side by side.
+PARALLEL_MIN = 1 << 20
+_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def load(name: str):
@@ -14,3 +20,8 @@ def load(name: str):
         return importlib.import_module(f"ms_data.kernels.{name}")
     except ImportError:
         return None
+
+
+def threads_for(elements: int) -> int:
+    """OpenMP threads for a kernel writing ``elements`` values: 1 for small batches."""
+    return 1 if elements < PARALLEL_MIN else max(1, _CPUS or 1)

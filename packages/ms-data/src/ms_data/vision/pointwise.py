@@ -14,11 +14,15 @@ import numbers
 
 import numpy as np
 
-from ms_data.kernels import load
+from ms_data.kernels import load, threads_for
 from ms_data.transforms.base import TensorOperation
 from ms_data.vision import _checks
+from ms_data.vision.enums import Inter
+from ms_data.vision.resize import Resize, output_size
+from ms_data.vision.resize_tables import linear_table
 
 _kernel = load("_pointwise")
+_lut_kernel = load("_lut")
 
 RESCALE, NORMALIZE, SCALE_F32 = 0, 1, 2  # step kinds, as in _pointwise.pyx
 
@@ -45,29 +49,69 @@ class _Pointwise(TensorOperation):
         return self.batch_call(x[None])[0]
 
     def batch_call(self, x, rng=None):
-        return run_fused(type(self).__name__, x, [self], None)
+        return run_fused(type(self).__name__, x, [self], None, self._plans())
+
+    def _plans(self) -> dict:
+        """Step tables per channel count, built on first use (not pickled with the op)."""
+        plans = self.__dict__.get("_plan_cache")
+        if plans is None:
+            plans = self._plan_cache = {}
+        return plans
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_plan_cache"}
 
 
-def run_fused(op: str, x: np.ndarray, ops: list, cast) -> np.ndarray:
-    """Apply pointwise ``ops`` in order to a batch, then cast to ``cast`` (numpy dtype or None)."""
-    _checks.image(op, x, batched=True)
-    xb, added = _checks.as_nhwc(x)
-    n, h, w, c = xb.shape
+def _plan(ops: list, c: int, cache: dict | None):
+    """``(kinds, a, b, chw, lut)`` for ``ops`` on ``c`` channels, kept in ``cache`` per ``c``.
+
+    ``lut`` (C, 256) float32 holds the chain's result for every uint8 value of each channel,
+    computed by the numpy reference: a uint8 batch then needs only lookups.
+    """
+    plan = cache.get(c) if cache is not None else None
+    if plan is not None:
+        return plan
     steps = [s for o in ops if not isinstance(o, HWC2CHW) for s in o.steps(c)]
     chw = any(o.chw_out for o in ops)
-    if not steps:
-        out = xb
-    elif _kernel is not None and xb.dtype in (np.uint8, np.float32):
+    if steps:
         kinds = np.array([k for k, _, _ in steps], dtype=np.int32)
         a = np.ascontiguousarray([s[1] for s in steps], dtype=np.float64)
         b = np.ascontiguousarray([s[2] for s in steps], dtype=np.float64)
+        values = np.broadcast_to(np.arange(256, dtype=np.uint8)[:, None], (256, c))
+        lut = np.ascontiguousarray(pointwise_ref(values[None, None], steps)[0, 0].T)
+        plan = (kinds, a, b, chw, lut)
+    else:
+        plan = (None, None, None, chw, None)
+    if cache is not None:
+        cache[c] = plan
+    return plan
+
+
+def run_fused(op: str, x: np.ndarray, ops: list, cast, cache: dict | None = None) -> np.ndarray:
+    """Apply pointwise ``ops`` in order to a batch, then cast to ``cast`` (numpy dtype or None).
+
+    ``cache`` (a dict owned by the calling operation) keeps the step tables between batches.
+    """
+    _checks.image(op, x, batched=True)
+    xb, added = _checks.as_nhwc(x)
+    n, h, w, c = xb.shape
+    kinds, a, b, chw, lut = _plan(ops, c, cache)
+    if kinds is None:
+        out = xb
+    elif _lut_kernel is not None and xb.dtype == np.uint8:
+        src = np.ascontiguousarray(xb).reshape(n, h * w, c)
+        out = np.empty((n, h * w * c), dtype=np.float32)
+        _lut_kernel.lookup(src, out, lut, chw, threads_for(out.size))
+        out = out.reshape((n, c, h, w) if chw else (n, h, w, c))
+        chw = False
+    elif _kernel is not None and xb.dtype == np.float32:
         src = np.ascontiguousarray(xb).reshape(n, h * w, c)
         out = np.empty((n, c, h * w) if chw else (n, h * w, c), dtype=np.float32)
         _kernel.chain(src, out, kinds, a, b, chw)
         out = out.reshape((n, c, h, w) if chw else (n, h, w, c))
         chw = False
     else:
-        out = pointwise_ref(xb, steps)
+        out = pointwise_ref(xb, [(k, a[i], b[i]) for i, k in enumerate(kinds)])
     if added:  # no channel axis: both layouts are (N, H, W)
         out = out.reshape(n, h, w)
     elif chw:
@@ -132,8 +176,8 @@ class Normalize(_Pointwise):
         # CHW input: move channels last, normalize, move back.
         _checks.image("Normalize", x, batched=True)
         if x.ndim == 3:
-            return run_fused("Normalize", x, [self], None)
-        out = run_fused("Normalize", np.moveaxis(x, 1, -1), [self], None)
+            return run_fused("Normalize", x, [self], None, self._plans())
+        out = run_fused("Normalize", np.moveaxis(x, 1, -1), [self], None, self._plans())
         return np.ascontiguousarray(np.moveaxis(out, -1, 1))
 
 
@@ -170,54 +214,90 @@ class ToTensor(_Pointwise):
         _checks.image("ToTensor", x, batched=True)
         if x.ndim == 3:
             x = x[..., None]
-        return run_fused("ToTensor", x, [self], self.output_type)
+        return run_fused("ToTensor", x, [self], self.output_type, self._plans())
 
 
-class FusedPointwise(TensorOperation):
-    """Consecutive Rescale / Normalize / ToTensor / HWC2CHW / TypeCast in one pass.
+class FusedPointwise(_Pointwise):
+    """A bilinear Resize (optional), then consecutive Rescale / Normalize / ToTensor /
+    HWC2CHW, then a TypeCast (optional), in one pass.
 
-    Made by :func:`fuse`; gives exactly what the operations give one after another.
+    Made by :func:`fuse`; gives exactly what the operations give one after another. A uint8
+    batch goes through one kernel that resizes, looks each value's chain result up, and
+    writes the final (CHW) float32 tensor once.
     """
 
-    def __init__(self, ops, cast=None):
+    def __init__(self, ops, cast=None, resize=None):
         self.ops = list(ops)
         self.cast = cast
+        self.resize = resize
 
     def _row(self, x, rng):
         _checks.image("FusedPointwise", x)
         return self.batch_call(x[None])[0]
 
     def batch_call(self, x, rng=None):
-        if (x.ndim == 3 and any(isinstance(o, ToTensor) for o in self.ops)):
+        if x.ndim == 3 and any(isinstance(o, ToTensor) for o in self.ops):
             x = x[..., None]
-        return run_fused("FusedPointwise", x, self.ops, self.cast)
+        if self.resize is not None:
+            out = self._resize_lookup(x)
+            if out is not None:
+                return out
+            x = self.resize.batch_call(x)
+        return run_fused("FusedPointwise", x, self.ops, self.cast, self._plans())
+
+    def _resize_lookup(self, x: np.ndarray) -> np.ndarray | None:
+        """The one-kernel path for uint8 batches; ``None`` where it does not apply."""
+        if _lut_kernel is None or x.dtype != np.uint8:
+            return None
+        _checks.image("FusedPointwise", x, batched=True)
+        xb, added = _checks.as_nhwc(x)
+        n, h, w, c = xb.shape
+        oh, ow = output_size(self.resize.size, h, w)
+        kinds, _, _, chw, lut = _plan(self.ops, c, self._plans())
+        if kinds is None or (oh, ow) == (h, w):
+            return None
+        xi, _, xiw = linear_table(w, ow)
+        yi, _, yiw = linear_table(h, oh)
+        out = np.empty((n, oh * ow * c), dtype=np.float32)
+        _lut_kernel.resize_lut(np.ascontiguousarray(xb), out, xi.reshape(-1), xiw.reshape(-1),
+                               yi.reshape(-1), yiw.reshape(-1), lut, chw,
+                               threads_for(out.size))
+        shape = (n, oh, ow) if added else ((n, c, oh, ow) if chw else (n, oh, ow, c))
+        out = out.reshape(shape)
+        if self.cast is not None and out.dtype != self.cast:
+            out = out.astype(self.cast)
+        return out
 
 
 def fuse(ops: list) -> list:
     """Merge runs of pointwise image operations into :class:`FusedPointwise` operations.
 
-    ``map`` calls this on its operation list before running batches. A run is a sequence
-    of Rescale / Normalize(is_hwc=True) / ToTensor / HWC2CHW, optionally closed by one
-    TypeCast; arithmetic after a layout change is not fused (its channel axis moved), so a
-    run ends at its first HWC2CHW or ToTensor. Runs of one operation are left as they are.
-    Other operations (and callables) pass through unchanged, in order.
+    A run is a sequence of Rescale / Normalize(is_hwc=True) / ToTensor / HWC2CHW, optionally
+    led by one bilinear Resize and closed by one TypeCast; arithmetic after a layout change
+    is not fused (its channel axis moved), so a run ends at its first HWC2CHW or ToTensor.
+    Runs of one operation are left as they are. Other operations (and callables) pass
+    through unchanged, in order.
     """
     from ms_data.transforms.ops import TypeCast
 
     out: list = []
     run: list = []
+    lead: list = []  # a bilinear Resize waiting to lead the next run
 
     def close(cast_op=None):
-        if len(run) + (cast_op is not None) > 1:
-            out.append(FusedPointwise(run, cast_op.np_dtype if cast_op else None))
+        if run and len(lead) + len(run) + (cast_op is not None) > 1:
+            out.append(FusedPointwise(run, cast_op.np_dtype if cast_op else None,
+                                      lead[0] if lead else None))
         else:
+            out.extend(lead)
             out.extend(run)
             if cast_op is not None:
                 out.append(cast_op)
         run.clear()
+        lead.clear()
 
     for op in ops:
-        pointwise = isinstance(op, _Pointwise) and not (
+        pointwise = isinstance(op, _Pointwise) and not isinstance(op, FusedPointwise) and not (
             isinstance(op, Normalize) and not op.is_hwc)
         if pointwise and not any(o.chw_out for o in run):
             run.append(op)
@@ -226,6 +306,9 @@ def fuse(ops: list) -> list:
             run.append(op)
         elif isinstance(op, TypeCast) and run:
             close(op)
+        elif isinstance(op, Resize) and op.interpolation == Inter.BILINEAR:
+            close()
+            lead.append(op)
         else:
             close()
             out.append(op)
