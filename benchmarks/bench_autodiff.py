@@ -185,7 +185,6 @@ def microspore_step_fn(ops, ad, params, x, labels):
 def microspore_rows(data, notes):
     try:
         import ms_autodiff as ad
-
         import ms_ops as ops
         from ms_tensor import Parameter, Tensor
     except ImportError as e:
@@ -383,12 +382,11 @@ def worker_main(data_path: str) -> int:
 
 # --- profile ----------------------------------------------------------------------------------
 def profile(data) -> int:
-    """cProfile of microspore's training step, plus its kernels timed alone."""
+    """microspore's training step alone: its time per step, then a cProfile of it."""
     import cProfile
     import pstats
 
     import ms_autodiff as ad
-
     import ms_ops as ops
     from ms_tensor import Parameter, Tensor
 
