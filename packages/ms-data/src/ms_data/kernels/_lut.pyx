@@ -40,17 +40,23 @@ cdef inline void _hline(const uint8_t* row, int* out, int OW, int C,
 
 
 cdef inline void _vline_c1(const int* r0, const int* r1, int b0, int b1, float* out, int OW,
-                           const float* lut) noexcept nogil:
-    cdef int dx, v
+                           const float* lut, uint8_t* v) noexcept nogil:
+    cdef int dx
+    cdef int16_t h0 = <int16_t>b0, h1 = <int16_t>b1
+    # Rows shifted by 4 fit int16 and so do the weights (OpenCV's 16x16 -> high-16 products);
+    # the blend loop has no gathers, so the compiler may vectorise it apart from the lookup.
     for dx in range(OW):
-        v = (((b0 * (r0[dx] >> 4)) >> 16) + ((b1 * (r1[dx] >> 4)) >> 16) + 2) >> 2
-        out[dx] = lut[_sat_u8(v)]
+        v[dx] = <uint8_t>_sat_u8(((<int>((h0 * <int>(<int16_t>(r0[dx] >> 4))) >> 16))
+                                  + (<int>((h1 * <int>(<int16_t>(r1[dx] >> 4))) >> 16)) + 2)
+                                 >> 2)
+    for dx in range(OW):
+        out[dx] = lut[v[dx]]
 
 
 cdef void _resize_lut_image(const uint8_t* src, float* dst, int W, int C, int OH, int OW,
                             const int32_t* xofs, const int16_t* xw, const int32_t* yofs,
                             const int16_t* yw, const float* lut, bint chw,
-                            int* r0, int* r1) noexcept nogil:
+                            int* r0, int* r1, uint8_t* vals) noexcept nogil:
     cdef int dy, dx, c, i, v, y0, y1, prev0 = -1, prev1 = -1, b0, b1
     cdef int plane = OH * OW
     cdef int* tmp
@@ -72,7 +78,7 @@ cdef void _resize_lut_image(const uint8_t* src, float* dst, int W, int C, int OH
         b0 = yw[2 * dy]
         b1 = yw[2 * dy + 1]
         if C == 1:
-            _vline_c1(r0, r1, b0, b1, dst + dy * OW, OW, lut)
+            _vline_c1(r0, r1, b0, b1, dst + dy * OW, OW, lut, vals)
             continue
         i = 0
         for dx in range(OW):
@@ -101,18 +107,19 @@ def resize_lut(const uint8_t[:, :, :, ::1] src, float[:, ::1] dst,
         return
     with nogil:
         if threads == 1:
-            bufs = <int*>malloc(2 * OW * C * sizeof(int))
+            bufs = <int*>malloc(3 * OW * C * sizeof(int))
             for n in range(N):
                 _resize_lut_image(&src[n, 0, 0, 0], &dst[n, 0], W, C, OH, OW, &xofs[0], &xw[0],
-                                  &yofs[0], &yw[0], &lut[0, 0], chw, bufs, bufs + OW * C)
+                                  &yofs[0], &yw[0], &lut[0, 0], chw, bufs, bufs + OW * C,
+                                  <uint8_t*>(bufs + 2 * OW * C))
             free(bufs)
         else:
             with parallel(num_threads=threads):
-                bufs = <int*>malloc(2 * OW * C * sizeof(int))
+                bufs = <int*>malloc(3 * OW * C * sizeof(int))
                 for n in prange(N, schedule="static"):
                     _resize_lut_image(&src[n, 0, 0, 0], &dst[n, 0], W, C, OH, OW, &xofs[0],
                                       &xw[0], &yofs[0], &yw[0], &lut[0, 0], chw, bufs,
-                                      bufs + OW * C)
+                                      bufs + OW * C, <uint8_t*>(bufs + 2 * OW * C))
                 free(bufs)
 
 
