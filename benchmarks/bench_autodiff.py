@@ -276,7 +276,7 @@ def torch_rows(data, notes):
     def check():
         model, opt = make_model()
         fresh_step = step_fn(model, opt)
-        losses = [float(fresh_step()) for _ in range(CHECK_STEPS)]
+        losses = [fresh_step().item() for _ in range(CHECK_STEPS)]
         return digest(np.array(losses), model[4].weight.detach().numpy())
 
     ex = torch.from_numpy(data["eager_x"].copy())
