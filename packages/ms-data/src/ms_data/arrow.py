@@ -14,6 +14,9 @@ array here is the row axis. Column layouts:
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 import pyarrow as pa
 
@@ -114,9 +117,9 @@ def _to_arrow(name: str, values) -> pa.Array:
         return pa.array(values.tolist(), type=pa.list_(
             pa.string() if values.dtype.kind == "U" else pa.binary()))
     values = np.ascontiguousarray(values)
-    value_type = pa.from_numpy_dtype(values.dtype)
-    ext = pa.fixed_shape_tensor(value_type, list(values.shape[1:]))
-    size = int(np.prod(values.shape[1:]))
+    ext = _tensor_type(values.dtype, values.shape[1:])
+    value_type = ext.value_type
+    size = math.prod(values.shape[1:])
     if size == 0:
         storage = pa.array([[]] * values.shape[0], type=pa.list_(value_type, 0))
     else:  # a flat view of the contiguous buffer: no copy
@@ -133,6 +136,11 @@ try:
 except ImportError:  # ms-tensor brings ml_dtypes; without it there is no bfloat16 to store
     pass
 _BY_NAME = {d.name: d for d in _VIEWS}
+
+
+@functools.lru_cache(maxsize=256)
+def _tensor_type(dtype: np.dtype, row_shape: tuple) -> pa.FixedShapeTensorType:
+    return pa.fixed_shape_tensor(pa.from_numpy_dtype(dtype), list(row_shape))
 
 
 def batch_from_numpy(columns: dict[str, np.ndarray]) -> pa.RecordBatch:

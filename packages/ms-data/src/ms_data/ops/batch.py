@@ -178,12 +178,23 @@ class BatchDataset(Dataset):
                 size = size or size_now()
                 if have < size:
                     break
-                yield self._take(parts, size), BatchInfo(batch_num, ctx.epoch)
-                have -= size
-                batch_num += 1
+                count = self._whole_batches(parts[0], size)
+                yield self._take(parts, count * size), BatchInfo(batch_num, ctx.epoch), count
+                have -= count * size
+                batch_num += count
                 size = None
         if have and not self.drop_remainder:
-            yield self._take(parts, have), BatchInfo(batch_num, ctx.epoch)
+            yield self._take(parts, have), BatchInfo(batch_num, ctx.epoch), 1
+
+    def _whole_batches(self, head: dict, size: int) -> int:
+        """How many batches to cut from the head chunk at once (a zero-copy reshape)."""
+        if self.per_batch_map is not None or self.pad_info is not None or \
+                self._batch_size_info is None:
+            return 1
+        rows = len(next(iter(head.values())))
+        if rows < 2 * size or any(v.dtype == object for v in head.values()):
+            return 1
+        return rows // size
 
     @staticmethod
     def _take(parts: deque, size: int) -> dict:
@@ -205,7 +216,9 @@ class BatchDataset(Dataset):
         return {k: concat_columns([p[k] for p in pieces]) for k in pieces[0]}
 
     def _finish(self, item) -> dict:
-        cols, info = item
+        cols, info, count = item
+        if count > 1:  # several equal batches of one chunk: one RecordBatch, one per row
+            return {n: c.reshape(count, -1, *c.shape[1:]) for n, c in cols.items()}
         if self.per_batch_map is not None:
             cols = self._apply_per_batch(cols, info)
         pad = self.pad_info or {}
