@@ -25,10 +25,14 @@ def active_tapes() -> list[Tape]:
     return _active
 
 
-def _record(op, values, attrs, out):
+def _record_all(op, values, attrs, out):
     for tape in _active:
-        if tape.recording:
-            tape.record(op, values, attrs, out)
+        tape.record(op, values, attrs, out)
+
+
+def _install_recorder() -> None:
+    # One tape (the usual case) records directly; nested tapes go through the loop.
+    dispatch.set_recorder(_active[0].record if len(_active) == 1 else _record_all)
 
 
 class Leaf:
@@ -67,14 +71,17 @@ class Tape:
 
     # -- recording -----------------------------------------------------------------
     def __enter__(self) -> Tape:
+        if not _active:
+            self._previous = dispatch.get_recorder()
         _active.append(self)
-        if len(_active) == 1:
-            self._previous = dispatch.set_recorder(_record)
+        _install_recorder()
         return self
 
     def __exit__(self, *exc) -> None:
         _active.remove(self)
-        if not _active:
+        if _active:
+            _install_recorder()
+        else:
             dispatch.set_recorder(self._previous)
         self.recording = False
         for t in self.tagged:  # forget this tape on every tensor it followed
@@ -103,25 +110,38 @@ class Tape:
         return None if n is None else n.get(self)
 
     def record(self, op, values, attrs, out) -> None:
+        if not self.recording:
+            return
         parents = None
-        for i, v in enumerate(values):
-            if isinstance(v, Tensor) and v._node is not None:
-                e = v._node.get(self)
-                if e is not None:
-                    if parents is None:
-                        parents = [None] * len(values)
-                    parents[i] = e
-        outs = out if type(out) is tuple else (out,)
+        i = 0
+        for v in values:
+            if isinstance(v, Tensor):
+                n = v._node
+                if n is not None:
+                    e = n.get(self)
+                    if e is not None:
+                        if parents is None:
+                            parents = [None] * len(values)
+                        parents[i] = e
+            i += 1
         if parents is None or not op.differentiable:
             # Constant for this tape; an in-place update also cuts what it overwrote.
-            for o in outs:
+            for o in (out if type(out) is tuple else (out,)):
                 if o._node is not None and self in o._node:
                     del o._node[self]
             return
-        node = Node(op, tuple(values), attrs, out, parents)
+        node = Node(op, values, attrs, out, parents)
         self.nodes.append(node)
-        for k, o in enumerate(outs):
-            self._tag(o, (node, k))
+        if type(out) is tuple:
+            for k, o in enumerate(out):
+                self._tag(o, (node, k))
+        else:  # the common case, inlined: this runs once per recorded operator
+            n = out._node
+            if n is None:
+                out._node = {self: (node, 0)}
+            else:
+                n[self] = (node, 0)
+            self.tagged.append(out)
 
     def record_custom(self, op, values, out) -> None:
         """Record a call whose inside was not recorded (a user-defined gradient)."""
@@ -182,12 +202,25 @@ def _inputs_as_recorded(node) -> list:
     return out
 
 
-def _run_bprop(node, outs, douts, grads) -> None:
-    op = node.op
-    bprop = getattr(op, "custom_bprop", None) or registry.load().bprop(op)
+def _bprop_of(op):
+    """The gradient rule of ``op``, cached on the operator until the registry reloads."""
+    custom = getattr(op, "custom_bprop", None)
+    if custom is not None:
+        return custom
+    cached = op.__dict__.get("_bprop_cache")
+    if cached is not None and cached[0] == registry._generation:
+        return cached[1]
+    bprop = registry.load().bprop(op)
     if bprop is None:
         raise RuntimeError(f"{op.name}: no gradient rule is registered, but it is marked "
                            "differentiable")
+    op._bprop_cache = (registry._generation, bprop)
+    return bprop
+
+
+def _run_bprop(node, outs, douts, grads) -> None:
+    op = node.op
+    bprop = _bprop_of(op)
     if len(outs) == 1:
         dout = douts[0]
         out = node.outputs
@@ -202,10 +235,10 @@ def _run_bprop(node, outs, douts, grads) -> None:
     for parent, g, v in zip(node.parents, result, inputs):
         if parent is None or g is None:
             continue
-        if not isinstance(g, Tensor):
+        if type(g) is not Tensor and not isinstance(g, Tensor):
             raise RuntimeError(f"{op.name}: gradient rule returned {type(g).__name__} for an "
                                "input; expected a Tensor or None")
-        if g.shape != v.shape:
+        if g._data.shape != v._data.shape:
             raise RuntimeError(f"{op.name}: gradient rule returned shape {g.shape} for an "
                                f"input of shape {v.shape}")
         _accumulate(grads, parent, g)

@@ -15,7 +15,7 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor.tensor import Tensor, wrap
 
-__all__ = ["execute", "binary_method", "unary_method", "set_recorder", "get_recorder",
+__all__ = ["execute", "execute_plain", "binary_method", "unary_method", "set_recorder", "get_recorder",
            "OpError"]
 
 _ndarray = np.ndarray
@@ -271,6 +271,32 @@ def _kernel_for(op, raw):
             return k
     raise TypeError(f"{op.name}: no registered backend holds arrays of type "
                     f"{foreign[0].__name__}")
+
+
+def execute_plain(op, args):
+    """``execute`` for operators whose inputs are all tensors and that have no attributes.
+
+    Plain CPU tensors whose signature has a checked, cast-free plan go straight to the
+    kernel (what gradient rules mostly call); anything else takes ``execute``.
+    """
+    if op._gen == _registry._generation:
+        key = []
+        for v in args:
+            if type(v) is not Tensor or type(v._data) is not _ndarray:
+                break
+            a = v._data
+            key.append(a.dtype)
+            key.append(a.shape)
+        else:
+            plan = op._cache.get(tuple(key))
+            if plan is not None and plan.exact:
+                t = _new(Tensor)
+                t._data = plan.kernel(*[v._data for v in args])
+                t._node = None
+                if _recorder is not None:
+                    _recorder(op, args, _NO_ATTRS, t)
+                return t
+    return execute(op, args, _NO_ATTRS)
 
 
 def binary_method(op, reflected: bool = False):

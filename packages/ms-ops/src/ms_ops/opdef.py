@@ -127,6 +127,8 @@ class OpDef:
         self.attr_names = tuple(a.name for a in self.attrs)
         self.tensor_index = tuple(i for i, a in enumerate(self.inputs) if a.kind == TENSOR)
         self.static_names = tuple(a.name for a in self.inputs if a.kind == STATIC)
+        self._plain = not self.attrs and not stateful and inplace is None and all(
+            a.kind == TENSOR for a in self.inputs)
         self.attr_defaults = {a.name: a.default for a in self.attrs}
         self._primitive = None
         self._cache: dict = {}  # signature -> _Plan, filled by dispatch
@@ -190,9 +192,11 @@ class OpDef:
         return out
 
     def __call__(self, *args, **kwargs):
-        from ms_ops.dispatch import execute
+        from ms_ops.dispatch import execute, execute_plain
 
         if not kwargs and len(args) == len(self.inputs) and not self.attrs:
+            if self._plain:
+                return execute_plain(self, args)
             return execute(self, args, _NO_ATTRS)
         values, attrs = self.bind(args, kwargs)
         return execute(self, values, attrs)
