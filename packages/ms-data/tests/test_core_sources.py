@@ -95,3 +95,15 @@ def test_samplers():
         ds.SubsetSampler([1, 12]).indices(10, ctx)
     weighted = ds.WeightedRandomSampler([0, 0, 1], num_samples=3).indices(3, ctx)
     assert weighted.tolist() == [2, 2, 2]
+
+
+def test_shuffled_shards_are_disjoint_without_a_seed():
+    import ms_data as ds
+
+    data = np.arange(12)
+    rows = []
+    for shard in range(3):
+        shard_ds = ds.NumpySlicesDataset(data, column_names=["x"], shuffle=True,
+                                         num_shards=3, shard_id=shard)
+        rows += [int(r[0]) for r in shard_ds.create_tuple_iterator(output_numpy=True)]
+    assert sorted(rows) == list(range(12))

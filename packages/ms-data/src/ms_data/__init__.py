@@ -35,9 +35,11 @@ _LAZY = {
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
     "ArrowDataset": "ms_data.sources.arrow_files",
+    "HFArrowDataset": "ms_data.sources.arrow_files",
     "MappableSource": "ms_data.sources.base",
     "vision": "ms_data.vision",
     "transforms": "ms_data.transforms",
+    "bundled": "ms_data.bundled",
 }
 
 __all__ = [

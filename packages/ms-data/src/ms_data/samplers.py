@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ms_data import config
+
 __all__ = [
     "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
     "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "IterableSampler",
@@ -113,7 +115,10 @@ class DistributedSampler(Sampler):
         shift = self.offset if self.offset >= 0 else 0
         ids = (np.arange(n, dtype=np.int64) * self.num_shards + self.shard_id + shift) % length
         if self.shuffle:
-            ids = ctx.rng("sampler", "distributed").permutation(length).astype(np.int64)[ids]
+            # Every rank must draw the same permutation, or shards overlap: seed it with
+            # ds.config's seed (its default when unset) and the epoch, never fresh entropy.
+            perm = np.random.default_rng([config.get_seed() & 0xFFFFFFFF, ctx.epoch & 0xFFFFFFFF])
+            ids = perm.permutation(length).astype(np.int64)[ids]
         return ids
 
 

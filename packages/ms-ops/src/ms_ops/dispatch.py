@@ -15,8 +15,8 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor.tensor import Tensor, wrap
 
-__all__ = ["execute", "execute_plain", "binary_method", "unary_method", "set_recorder", "get_recorder",
-           "OpError"]
+__all__ = ["execute", "execute_plain", "binary_method", "unary_method", "set_recorder",
+           "get_recorder", "OpError"]
 
 _ndarray = np.ndarray
 _new = object.__new__
