@@ -11,7 +11,7 @@ which is what makes higher-order gradients work.
 
 from __future__ import annotations
 
-from ms_ops import dispatch
+from ms_ops import dispatch, needing
 from ms_ops.defs import arithmetic, array_create
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor, wrap
@@ -228,7 +228,8 @@ def _run_bprop(node, outs, douts, grads) -> None:
         dout = tuple(array_create.ZerosLike(o) if d is None else d for o, d in zip(outs, douts))
         out = node.outputs
     inputs = _inputs_as_recorded(node)
-    result = bprop(*inputs, out=out, dout=dout, **node.attrs)
+    with needing([p is not None for p in node.parents]):
+        result = bprop(*inputs, out=out, dout=dout, **node.attrs)
     if not isinstance(result, (tuple, list)) or len(result) != len(inputs):
         raise RuntimeError(f"{op.name}: gradient rule returned {_describe(result)} for "
                            f"{len(inputs)} inputs; it must return one gradient per input")

@@ -5,6 +5,33 @@ from __future__ import annotations
 from ms_ops.defs import array, reduction
 from ms_tensor.tensor import Tensor
 
+_wanted: tuple | None = None
+
+
+def wanted(i: int) -> bool:
+    """Whether the caller uses the gradient of input ``i`` of the rule being run.
+
+    The differentiation engine sets this around each rule call (``needing``); a rule
+    whose input gradients are costly (MatMul, Conv2D) may return None for the others,
+    e.g. the gradient of a network's input batch, which training never reads.
+    """
+    return _wanted is None or _wanted[i]
+
+
+class needing:
+    """``with needing(mask): rule(...)`` — tell the rule which input gradients are used."""
+
+    def __init__(self, mask):
+        self.mask = tuple(mask)
+
+    def __enter__(self):
+        global _wanted
+        self._previous, _wanted = _wanted, self.mask
+
+    def __exit__(self, *exc):
+        global _wanted
+        _wanted = self._previous
+
 
 def shape_of(v) -> tuple:
     """The shape of a tensor input; Python scalars are 0-d."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_ops.defs._grad_util import sum_to
+from ms_ops.defs._grad_util import sum_to, wanted
 from ms_ops.infer import broadcast_shapes, check_dtype
 from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec
 
@@ -60,14 +60,17 @@ def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False):
 
 
 def _matmul_grads(op, x, y, dout, ta, tb):
+    """(dx, dy) of ``op(x, y)``; each is None unless the caller wants it."""
     if not ta and not tb:
-        return op(dout, y, transpose_b=True), op(x, dout, transpose_a=True)
-    if not ta and tb:
-        return op(dout, y), op(dout, x, transpose_a=True)
-    if ta and not tb:
-        return op(y, dout, transpose_b=True), op(x, dout)
-    return op(y, dout, transpose_a=True, transpose_b=True), \
-        op(dout, x, transpose_a=True, transpose_b=True)
+        gx, gy = ((dout, y), {"transpose_b": True}), ((x, dout), {"transpose_a": True})
+    elif not ta:
+        gx, gy = ((dout, y), {}), ((dout, x), {"transpose_a": True})
+    elif not tb:
+        gx, gy = ((y, dout), {"transpose_b": True}), ((x, dout), {})
+    else:
+        both = {"transpose_a": True, "transpose_b": True}
+        gx, gy = ((y, dout), both), ((dout, x), both)
+    return tuple(op(*args, **kw) if wanted(i) else None for i, (args, kw) in enumerate((gx, gy)))
 
 
 def matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
@@ -76,7 +79,8 @@ def matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
 
 def batch_matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
     dx, dy = _matmul_grads(BatchMatMul, x, y, dout, transpose_a, transpose_b)
-    return sum_to(dx, x.shape), sum_to(dy, y.shape)
+    return (None if dx is None else sum_to(dx, x.shape),
+            None if dy is None else sum_to(dy, y.shape))
 
 
 def matmul(input, other):

@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 
+from ms_ops.defs._grad_util import wanted
 from ms_ops.infer import check_dtype, check_rank
 from ms_ops.kernels import _conv
 from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
@@ -398,8 +399,8 @@ def _conv_attrs(attrs) -> dict:
 
 
 def conv2d_bprop(x, weight, out, dout, **attrs):
-    dx = Conv2DBackpropInput(dout, weight, x.shape, **attrs)
-    dw = Conv2DBackpropFilter(dout, x, weight.shape, **attrs)
+    dx = Conv2DBackpropInput(dout, weight, x.shape, **attrs) if wanted(0) else None
+    dw = Conv2DBackpropFilter(dout, x, weight.shape, **attrs) if wanted(1) else None
     return dx, dw
 
 
