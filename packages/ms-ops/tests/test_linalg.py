@@ -72,3 +72,16 @@ def test_batch_matmul_rejects_unbroadcastable_batches():
     with pytest.raises(ValueError, match=r"BatchMatMul: x batch shape \(2,\) and y batch shape "
                                          r"\(3,\) cannot be broadcast"):
         BatchMatMul(Tensor(np.ones((2, 2, 2))), Tensor(np.ones((3, 2, 2))))
+
+
+def test_matmul_rule_skips_input_gradients_the_caller_does_not_want():
+    from ms_ops import needing
+    from ms_ops.defs.linalg import matmul_bprop
+
+    x, y = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((3, 4), np.float32))
+    dout = Tensor(np.ones((2, 4), np.float32))
+    with needing((False, True)):
+        dx, dy = matmul_bprop(x, y, out=None, dout=dout)
+    assert dx is None and dy.shape == (3, 4)
+    dx, dy = matmul_bprop(x, y, out=None, dout=dout)  # outside: every gradient
+    assert dx.shape == (2, 3) and dy.shape == (3, 4)
