@@ -36,14 +36,14 @@ cdef inline float _chain(float v, int c, int S, const int32_t* kinds, const doub
 
 
 def chain(const src_t[:, :, ::1] src, float[:, :, ::1] dst, const int32_t[::1] kinds,
-          const double[:, ::1] a, const double[:, ::1] b, bint chw):
+          const double[:, ::1] a, const double[:, ::1] b, bint chw, int threads=1):
     """Apply the steps to ``src`` (N, P, C); ``dst`` is (N, C, P) when ``chw`` else (N, P, C)."""
     cdef Py_ssize_t n, N = src.shape[0]
     cdef int P = src.shape[1], C = src.shape[2], S = kinds.shape[0], p, c
     if N == 0 or P == 0 or C == 0:
         return
     with nogil:
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="static", num_threads=threads):
             if chw:
                 for c in range(C):
                     for p in range(P):

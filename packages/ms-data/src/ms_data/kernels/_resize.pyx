@@ -4,8 +4,9 @@ floats) and nearest, over stacked ``(N, H, W, C)`` batches.
 
 The Python side (``ms_data.vision.resize_tables``) computes the source indices and weights
 once per (input size, output size); these loops only gather and blend. Images are spread
-over OpenMP threads with the GIL released. The numpy functions in ``resize_tables`` are the
-reference these kernels are tested against.
+over ``threads`` OpenMP threads (the caller picks 1 for small batches: waking the others
+costs more, and their spinning afterwards slows the pipeline threads) with the GIL released.
+The numpy functions in ``resize_tables`` are the reference these kernels are tested against.
 """
 
 from cython.parallel cimport prange
@@ -62,7 +63,7 @@ cdef inline void _hline_u8(const uint8_t* row, int* out, int OW, int C,
 
 def linear_u8(const uint8_t[:, :, :, ::1] src, uint8_t[:, :, :, ::1] dst,
               const int32_t[::1] xofs, const int16_t[::1] xw,
-              const int32_t[::1] yofs, const int16_t[::1] yw):
+              const int32_t[::1] yofs, const int16_t[::1] yw, int threads=1):
     """Bilinear resize of uint8 images ``src`` (N, H, W, C) into ``dst`` (N, OH, OW, C)."""
     cdef Py_ssize_t n, N = src.shape[0]
     cdef int H = src.shape[1], W = src.shape[2], C = src.shape[3]
@@ -71,7 +72,7 @@ def linear_u8(const uint8_t[:, :, :, ::1] src, uint8_t[:, :, :, ::1] dst,
     if N == 0:
         return
     with nogil:
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="static", num_threads=threads):
             bufs = <int*>malloc(2 * OW * C * sizeof(int))
             _linear_u8_image(&src[n, 0, 0, 0], &dst[n, 0, 0, 0], H, W, C, OH, OW,
                              &xofs[0], &xw[0], &yofs[0], &yw[0], bufs, bufs + OW * C)
@@ -105,7 +106,7 @@ cdef void _linear_f32_image(const float* src, float* dst, int H, int W, int C,
 
 def linear_f32(const float[:, :, :, ::1] src, float[:, :, :, ::1] dst,
                const int32_t[::1] xofs, const float[::1] xw,
-               const int32_t[::1] yofs, const float[::1] yw):
+               const int32_t[::1] yofs, const float[::1] yw, int threads=1):
     """Bilinear resize of float32 images ``src`` (N, H, W, C) into ``dst`` (N, OH, OW, C)."""
     cdef Py_ssize_t n, N = src.shape[0]
     cdef int H = src.shape[1], W = src.shape[2], C = src.shape[3]
@@ -114,7 +115,7 @@ def linear_f32(const float[:, :, :, ::1] src, float[:, :, :, ::1] dst,
     if N == 0:
         return
     with nogil:
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="static", num_threads=threads):
             bufs = <float*>malloc(2 * OW * C * sizeof(float))
             _linear_f32_image(&src[n, 0, 0, 0], &dst[n, 0, 0, 0], H, W, C, OH, OW,
                               &xofs[0], &xw[0], &yofs[0], &yw[0], bufs, bufs + OW * C)
@@ -122,7 +123,8 @@ def linear_f32(const float[:, :, :, ::1] src, float[:, :, :, ::1] dst,
 
 
 def nearest(const uint8_t[:, :, ::1] src, uint8_t[:, :, ::1] dst,
-            const int32_t[::1] xofs, const int32_t[::1] yofs, int pixel_bytes):
+            const int32_t[::1] xofs, const int32_t[::1] yofs, int pixel_bytes,
+            int threads=1):
     """Nearest-neighbour resize of any dtype, seen as bytes: ``src`` (N, H, W * pixel_bytes)."""
     cdef Py_ssize_t n, N = src.shape[0]
     cdef int H = src.shape[1], OH = dst.shape[1]
@@ -133,7 +135,7 @@ def nearest(const uint8_t[:, :, ::1] src, uint8_t[:, :, ::1] dst,
     if N == 0:
         return
     with nogil:
-        for n in prange(N, schedule="static"):
+        for n in prange(N, schedule="static", num_threads=threads):
             for dy in range(OH):
                 row = &src[n, yofs[dy], 0]
                 out = &dst[n, dy, 0]

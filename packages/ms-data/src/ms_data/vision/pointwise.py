@@ -107,7 +107,7 @@ def run_fused(op: str, x: np.ndarray, ops: list, cast, cache: dict | None = None
     elif _kernel is not None and xb.dtype == np.float32:
         src = np.ascontiguousarray(xb).reshape(n, h * w, c)
         out = np.empty((n, c, h * w) if chw else (n, h * w, c), dtype=np.float32)
-        _kernel.chain(src, out, kinds, a, b, chw)
+        _kernel.chain(src, out, kinds, a, b, chw, threads_for(out.size))
         out = out.reshape((n, c, h, w) if chw else (n, h, w, c))
         chw = False
     else:

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ms_data.kernels import load
+from ms_data.kernels import load, threads_for
 from ms_data.transforms.base import TensorOperation
 from ms_data.vision import _checks
 from ms_data.vision import resize_tables as rt
@@ -47,7 +47,8 @@ def resize_nhwc(op: str, x: np.ndarray, oh: int, ow: int, mode: Inter,
             pb = c * x.dtype.itemsize
             _kernel.nearest(xc.view(np.uint8).reshape(n, h, w * pb),
                             out.view(np.uint8).reshape(n, oh, ow * pb),
-                            rt.nearest_table(w, ow), rt.nearest_table(h, oh), pb)
+                            rt.nearest_table(w, ow), rt.nearest_table(h, oh), pb,
+                            threads_for(out.size))
             return out
         if mode == Inter.BILINEAR and x.dtype in (np.uint8, np.float32):
             xi, xw, xiw = rt.linear_table(w, ow)
@@ -55,9 +56,11 @@ def resize_nhwc(op: str, x: np.ndarray, oh: int, ow: int, mode: Inter,
             xc = np.ascontiguousarray(x)
             out = np.empty((n, oh, ow, c), dtype=x.dtype)
             if x.dtype == np.uint8:
-                _kernel.linear_u8(xc, out, xi.ravel(), xiw.ravel(), yi.ravel(), yiw.ravel())
+                _kernel.linear_u8(xc, out, xi.ravel(), xiw.ravel(), yi.ravel(), yiw.ravel(),
+                                  threads_for(out.size))
             else:
-                _kernel.linear_f32(xc, out, xi.ravel(), xw.ravel(), yi.ravel(), yw.ravel())
+                _kernel.linear_f32(xc, out, xi.ravel(), xw.ravel(), yi.ravel(), yw.ravel(),
+                                   threads_for(out.size))
             return out
     if mode == Inter.NEAREST or x.dtype in (np.uint8, np.float32):
         return _REFERENCE[mode](x, oh, ow)
