@@ -153,3 +153,22 @@ def test_bucket_batch_by_length_groups_and_pads():
         ["x"], [3, 6], [2, 2, 2], pad_info={"x": (None, -1)})
     assert rows(d) == [[[0, -1], [0, 1]], [[0, 1, 2, 3, 4], [0, 1, 2, -1, -1]],
                        [[0, 1, 2, 3, 4, 5, 6, -1], list(range(8))], [[0]], [[0, 1, 2]]]
+
+
+def test_consecutive_maps_on_one_column_run_as_one_fused_map():
+    import ms_data as ds
+    from ms_data import vision
+    from ms_data.ops.map import MapDataset
+
+    images = np.random.default_rng(0).integers(0, 256, (8, 28, 28, 1), dtype=np.uint8)
+    base = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    chained = base.map(vision.Resize((32, 32)), "image").map(vision.Rescale(1 / 255, 0), "image")
+    chained = chained.map(vision.HWC2CHW(), "image")
+    assert isinstance(chained, MapDataset) and chained.children[0] is base
+    assert len(chained.operations) == 3
+    one = base.map([vision.Resize((32, 32)), vision.Rescale(1 / 255, 0), vision.HWC2CHW()],
+                   "image")
+    a = np.stack([r[0] for r in chained.create_tuple_iterator(output_numpy=True)])
+    b = np.stack([r[0] for r in one.create_tuple_iterator(output_numpy=True)])
+    assert a.shape == (8, 1, 32, 32)
+    np.testing.assert_array_equal(a, b)

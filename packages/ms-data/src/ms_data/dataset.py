@@ -111,6 +111,10 @@ class Dataset:
         from ms_data.ops.map import MapDataset
         if column_order is not None:
             raise TypeError("map: column_order was removed in MindSpore 2.x; use project()")
+        merged = MapDataset.merged(self, operations, input_columns, output_columns,
+                                   num_parallel_workers, python_multiprocessing)
+        if merged is not None:
+            return merged
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
                           python_multiprocessing)
 

@@ -129,7 +129,32 @@ class MapDataset(Dataset):
             or list(self.input_columns)
         self.python_multiprocessing = bool(python_multiprocessing)
         self._names = self._output_names(names)
-        self._apply = _Apply(ops, self.input_columns, ("map", self._depth))
+        # Consecutive Resize/Rescale/Normalize/HWC2CHW/TypeCast become one Cython pass.
+        from ms_data.vision import fuse
+
+        self._apply = _Apply(fuse(ops), self.input_columns, ("map", self._depth))
+
+    @classmethod
+    def merged(cls, child, operations, input_columns, output_columns, num_parallel_workers,
+               python_multiprocessing):
+        """``child.map(...)`` as one map with ``child``'s operations, or None if it differs.
+
+        Scripts like MindSpore's LeNet tutorial call ``map`` once per transform on the same
+        column; chaining them in one node lets ``fuse`` see the whole sequence.
+        """
+        if type(child) is not cls or len(child.input_columns) != 1:
+            return None
+        column = child.input_columns
+        ins = column_list("map", input_columns, "input_columns") or child._names[:1]
+        outs = column_list("map", output_columns, "output_columns") or ins
+        same = (ins == outs == column and child.output_columns == column
+                and child.num_parallel_workers == num_parallel_workers
+                and child.python_multiprocessing == bool(python_multiprocessing))
+        if not same:
+            return None
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        return cls(child.children[0], child.operations + ops, column, column,
+                   num_parallel_workers, python_multiprocessing)
 
     def _output_names(self, names: list[str]) -> list[str]:
         ins, outs = self.input_columns, self.output_columns
