@@ -96,6 +96,18 @@ def ms_register_op_samples(registry) -> None:
     """
 
 
+@hookspec
+def ms_register_cli_commands(registry) -> None:
+    """Add subcommands of the ``microspore`` command with ``registry.add_cli_command(name, fn,
+    help=...)``.
+
+    ``fn(argv)`` receives the arguments after the subcommand's name (a list of strings),
+    parses them itself and returns an exit status (``None`` means 0). ``microspore NAME
+    ...`` runs it; ``microspore --help`` lists every command with its ``help`` line and the
+    plugin that added it. Called when the registry loads, like every hook: register only.
+    """
+
+
 HOOK_ORDER = (
     "ms_register_backends",
     "ms_register_primitives",
@@ -105,4 +117,5 @@ HOOK_ORDER = (
     "ms_register_tensor_methods",
     "ms_register_passes",
     "ms_register_op_samples",
+    "ms_register_cli_commands",
 )

@@ -5,6 +5,7 @@ point's name, ``example``) against everything it adds; ``python -m ms_tensor.reg
 lists them.
 """
 
+from ms_plugin_example.cli import mish_command
 from ms_plugin_example.mish import (
     FLOATS,
     Mish,
@@ -46,3 +47,8 @@ def ms_register_tensor_methods(registry):
 @hookimpl
 def ms_register_op_samples(registry):
     registry.add_op_sample("Mish", mish_samples)
+
+
+@hookimpl
+def ms_register_cli_commands(registry):
+    registry.add_cli_command("mish", mish_command, help="print Mish(x) for the numbers given")

@@ -163,6 +163,14 @@ class RegistryView:
                                     f"primitive {name!r}")
         self._entry("op_sample", name, None, fn, priority)
 
+    def add_cli_command(self, name: str, fn, *, help: str = "",
+                        priority: int | None = None) -> None:
+        """A ``microspore NAME ...`` subcommand: ``fn(argv) -> int | None``."""
+        if not name or name.startswith("-") or any(c.isspace() for c in name):
+            raise RegistrationError(f"plugin {self.plugin!r} adds a CLI command with an "
+                                    f"unusable name {name!r} (one word, not starting with '-')")
+        self._entry("cli_command", name, None, fn, priority, help=help)
+
     def add(self, kind: str, name: str, value, *, backend: str | None = None,
             priority: int | None = None, **info) -> None:
         """Register an entry of a kind that later packages define (e.g. ``"dataset_source"``)."""

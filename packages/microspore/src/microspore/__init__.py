@@ -1,0 +1,82 @@
+"""microspore: MindSpore's namespace, assembled from the ms-* packages.
+
+``import microspore as ms`` gives what ``import mindspore as ms`` gives: ``ms.Tensor``,
+``ms.Parameter``, the dtypes, ``ms.set_context``, ``ms.grad``, ``ms.nn``, ``ms.ops``,
+``ms.dataset``, ``ms.train``, ``ms.Model``, ``ms.LossMonitor``, checkpoints, ``ms.amp``...
+Only ms-tensor (Tensor, dtypes, context) loads with the package; everything else imports on
+first use, so ``import microspore`` stays cheap and plugins load on the first operator call.
+
+>>> import numpy as np, microspore as ms
+>>> ms.ops.tensor_pow(ms.Tensor(np.array([1.0, 2.0, 4.0]), ms.float32), 3.0)
+Tensor(shape=[3], dtype=Float32, value= [ 1.00000000e+00,  8.00000000e+00,  6.40000000e+01])
+"""
+
+from microspore._lazy import forward
+from ms_tensor import (
+    GRAPH_MODE,
+    PYNATIVE_MODE,
+    DType,
+    Parameter,
+    ParameterTuple,
+    Tensor,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    double,
+    dtype,
+    float16,
+    float32,
+    float64,
+    float_,
+    get_context,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    is_tensor,
+    reset_context,
+    set_context,
+    single,
+    uint,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ms_tensor.seed import get_seed, set_seed
+
+__version__ = "0.1.0"
+
+_TRAIN = "microspore.train"
+_NAMES = {
+    # functional differentiation (ms-autodiff)
+    "grad": "ms_autodiff", "value_and_grad": "ms_autodiff", "vjp": "ms_autodiff",
+    "jvp": "ms_autodiff",
+    # graph compilation: eager until ms-graph exists (see microspore._jit)
+    "jit": "microspore._jit",
+    # training (ms-nn), as MindSpore's top level re-exports mindspore.train
+    **dict.fromkeys((
+        "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+        "CheckpointConfig", "EarlyStopping", "LearningRateScheduler", "History",
+        "LambdaCallback", "Metric", "Accuracy", "Precision", "Recall", "F1", "Loss",
+        "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy",
+        "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+        "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager",
+        "build_train_network", "get_metric_fn", "names"), _TRAIN),
+}
+_SUBMODULES = ("ops", "nn", "dataset", "train", "common", "context", "amp")
+
+__getattr__, __dir__ = forward(__name__, globals(), (), _NAMES, _SUBMODULES)
+
+__all__ = [
+    "Tensor", "Parameter", "ParameterTuple", "DType", "dtype", "is_tensor",
+    "GRAPH_MODE", "PYNATIVE_MODE", "set_context", "get_context", "reset_context",
+    "set_seed", "get_seed",
+    "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "float_", "int_", "uint", "half", "single", "double",
+    *_NAMES, *_SUBMODULES,
+]

@@ -1,0 +1,30 @@
+"""``mindspore.ops``: every operator's functional name and Primitive class, from the registry.
+
+``ms.ops.add``, ``ms.ops.Pow()`` and ``ms.ops.tensor_pow`` resolve through the same
+registry as ``ms_ops`` does, so operators of installed plugins (``ms.ops.mish``) appear
+here too. ``ms.ops.functional``, ``ms.ops.operations`` and ``ms.ops.composite`` are the
+submodules MindSpore code imports (``from mindspore.ops import operations as P``).
+"""
+
+from importlib import import_module
+
+from ms_ops import Primitive
+from ms_ops import functional as _functional
+
+__all__ = ["Primitive", "functional", "operations", "composite"]
+
+_SUBMODULES = ("functional", "operations", "composite")
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")
+    try:
+        return getattr(_functional, name)
+    except AttributeError:
+        raise AttributeError(f"microspore.ops has no operator {name!r} (no installed plugin "
+                             "registers it; `microspore info` lists them)") from None
+
+
+def __dir__():
+    return sorted(set(__all__) | set(dir(_functional)))

@@ -1,0 +1,11 @@
+"""``mindspore.train``: Model, callbacks, metrics, checkpoints and loss-scale managers (ms-nn).
+
+The older module paths ``train.callback``, ``train.serialization``, ``train.model`` and
+``train.metrics`` are submodules naming the same objects.
+"""
+
+from microspore._lazy import forward
+
+__getattr__, __dir__ = forward(
+    __name__, globals(), ("ms_nn.train", "ms_nn.train.metrics", "ms_nn.amp"),
+    submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager"))

@@ -1,0 +1,5 @@
+"""``mindspore.train.model``: ``Model``."""
+
+from microspore._lazy import forward
+
+__getattr__, __dir__ = forward(__name__, globals(), ("ms_nn.train",))
