@@ -47,6 +47,7 @@ class Cell:
         d = self.__dict__
         d["_params"] = OrderedDict()
         d["_params_list"] = OrderedDict()
+        d["_params_list_keys"] = {}
         d["_cells"] = OrderedDict()
         d["_auto_prefix"] = auto_prefix
         d["_prefix"] = ""
@@ -105,6 +106,9 @@ class Cell:
             self._forget(name)
             self._check_unique_names(name, value)
             d["_params_list"][name] = value
+            # Elements are found under the names they had when assigned, so renaming
+            # them later (a parent's prefix) does not change their path in this cell.
+            d["_params_list_keys"][name] = tuple(p.name for p in value)
         elif value is None and params is not None and (name in params or name in cells):
             (params if name in params else cells)[name] = None
         elif params is not None and name in params and params[name] is not None:
@@ -133,7 +137,7 @@ class Cell:
         """Drop ``name`` from every table, so a new value can take its place."""
         d = self.__dict__
         d.pop(name, None)
-        for table in ("_params", "_cells", "_params_list"):
+        for table in ("_params", "_cells", "_params_list", "_params_list_keys"):
             d[table].pop(name, None)
 
     def _set_parameter(self, name: str, value: Parameter) -> None:
@@ -224,9 +228,9 @@ class Cell:
         for name, p in self._params.items():
             if p is not None:
                 yield name, p
-        for group in self._params_list.values():
-            for p in group:
-                yield p.name, p
+        keys = self._params_list_keys
+        for name, group in self._params_list.items():
+            yield from zip(keys[name], group)
 
     def cells_and_names(self, cells=None, name_prefix: str = ""):
         """Yield ``(path, cell)`` for this cell and every descendant, each once."""
@@ -297,6 +301,7 @@ class Cell:
         for _, cell in self.cells_and_names():
             cell.__dict__["training"] = bool(mode)
             cell.__dict__["phase"] = "train" if mode else "predict"
+            cell._flags["training"] = bool(mode)
         return self
 
     def set_grad(self, requires_grad: bool = True) -> Cell:
