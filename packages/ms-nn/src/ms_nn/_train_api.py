@@ -1,0 +1,35 @@
+"""The training names ``ms_nn`` re-exports (``Model``, callbacks, metrics, checkpoints)."""
+
+from ms_nn.train import (
+    F1,
+    Accuracy,
+    Callback,
+    CheckpointConfig,
+    ConfusionMatrix,
+    EarlyStopping,
+    Fbeta,
+    History,
+    LearningRateScheduler,
+    Loss,
+    LossMonitor,
+    Metric,
+    Model,
+    ModelCheckpoint,
+    Precision,
+    ProgressBar,
+    Recall,
+    RunContext,
+    TimeMonitor,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+)
+
+__all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+           "CheckpointConfig", "EarlyStopping", "History", "LearningRateScheduler",
+           "ProgressBar", "Metric", "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss",
+           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+           "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net"]

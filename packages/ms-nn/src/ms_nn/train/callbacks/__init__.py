@@ -1,0 +1,14 @@
+"""Training callbacks with MindSpore's hooks and ``cb_params``."""
+
+from __future__ import annotations
+
+from ms_nn.train.callbacks.callback import Callback, CallbackList, CallbackParam, RunContext
+from ms_nn.train.callbacks.checkpoint import CheckpointConfig, ModelCheckpoint
+from ms_nn.train.callbacks.early_stopping import EarlyStopping
+from ms_nn.train.callbacks.history import History, LearningRateScheduler
+from ms_nn.train.callbacks.monitors import LossMonitor, TimeMonitor
+from ms_nn.train.callbacks.progress import ProgressBar
+
+__all__ = ["Callback", "CallbackList", "CallbackParam", "RunContext", "LossMonitor",
+           "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "History",
+           "LearningRateScheduler", "ProgressBar"]
