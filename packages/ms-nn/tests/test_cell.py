@@ -349,6 +349,33 @@ def test_to_float_casts_inputs_of_every_cell():
         net.to_float(mstype.int32)
 
 
+def test_to_float_computes_with_cast_weights_and_float32_gradients():
+    net = Dense(2, 3).to_float(mstype.float16)
+    x = Tensor(np.ones((1, 2), np.float32))
+    assert net(x).dtype == mstype.float16  # MindSpore 2.10: Float16
+    assert net.weight.dtype == mstype.float32  # outside construct: the Parameter itself
+    grads = ms_autodiff.grad(lambda x: net(x).sum(), grad_position=None,
+                             weights=net.trainable_params())(x)
+    assert [g.dtype for g in grads] == [mstype.float32, mstype.float32]
+    np.testing.assert_allclose(grads[0].asnumpy(), np.ones((3, 2)))
+
+
+def test_to_float_keeps_parameters_of_cells_with_running_statistics():
+    class Stats(Cell):
+        def __init__(self):
+            super().__init__()
+            self.gamma = Parameter(Tensor(np.ones(2, np.float32)))
+            self.moving_mean = Parameter(Tensor(np.zeros(2, np.float32)), requires_grad=False)
+
+        def construct(self, x):
+            seen.append((x.dtype, self.gamma.dtype, self.moving_mean.dtype))
+            return x
+
+    seen = []
+    Stats().to_float(mstype.float16)(Tensor(np.ones(2, np.float32)))
+    assert seen == [(mstype.float16, mstype.float32, mstype.float32)]
+
+
 def test_apply_visits_children_then_self():
     order = []
     net = Net()

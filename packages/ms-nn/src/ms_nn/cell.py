@@ -56,6 +56,7 @@ class Cell:
         d["_forward_hooks"] = OrderedDict()
         d["_forward_hooks_always"] = set()
         d["_compute_dtype"] = None
+        d["_calling"] = 0
         d["_flags"] = {}
         d["training"] = False
         d["requires_grad"] = False
@@ -82,7 +83,13 @@ class Cell:
     # -- attributes: registration of Parameters and Cells ---------------------------
     def __getattr__(self, name: str):
         d = self.__dict__
-        for table in ("_params", "_cells", "_params_list"):
+        params = d.get("_params")
+        if params is not None and name in params:
+            p = params[name]
+            if d["_calling"] and p is not None:
+                return self._compute_view(p)
+            return p
+        for table in ("_cells", "_params_list"):
             entries = d.get(table)
             if entries is not None and name in entries:
                 return entries[name]
@@ -345,23 +352,64 @@ class Cell:
         if d["_forward_pre_hooks"]:
             args, kwargs = self._run_pre_hooks(args, kwargs)
         if d["_compute_dtype"] is not None:
-            args = tuple(_cast_float(a, d["_compute_dtype"]) for a in args)
-            kwargs = {k: _cast_float(v, d["_compute_dtype"]) for k, v in kwargs.items()}
+            return self._call_in_compute_dtype(args, kwargs)
         if not d["_forward_hooks"]:
             return self._run_construct(args, kwargs)
         try:
             out = self._run_construct(args, kwargs)
         except Exception:
-            for hid in d["_forward_hooks_always"]:
-                hook = d["_forward_hooks"].get(hid)
-                if hook is not None:
-                    hook(self, args, None)
+            self._run_always_hooks(args)
             raise
         for hook in tuple(d["_forward_hooks"].values()):
             result = hook(self, args, out)
             if result is not None:
                 out = result
         return out
+
+    def _call_in_compute_dtype(self, args, kwargs):
+        """``to_float``: inputs and trainable Parameters are cast to the compute dtype
+        while ``construct`` runs (the casts are differentiable, so gradients reach the
+        float32 Parameters)."""
+        d = self.__dict__
+        dtype = d["_compute_dtype"]
+        args = tuple(_cast_float(a, dtype) for a in args)
+        kwargs = {k: _cast_float(v, dtype) for k, v in kwargs.items()}
+        d["_calling"] += 1
+        try:
+            out = self._run_construct(args, kwargs)
+        except Exception:
+            self._run_always_hooks(args)
+            raise
+        finally:
+            d["_calling"] -= 1
+        for hook in tuple(d["_forward_hooks"].values()):
+            result = hook(self, args, out)
+            if result is not None:
+                out = result
+        return out
+
+    def _compute_view(self, param: Parameter):
+        """What ``self.<param>`` gives inside ``construct`` of a ``to_float`` cell: a
+        floating Parameter cast to the compute dtype. A cell that updates Parameters in
+        place (BatchNorm's moving statistics: floating, not trainable) keeps all its
+        Parameters as they are, as MindSpore keeps an operator's read-write inputs and
+        the inputs that share their dtype."""
+        dtype = self.__dict__["_compute_dtype"]
+        if param.dtype == dtype or param.dtype not in _FLOAT_KINDS:
+            return param
+        for p in self._params.values():
+            if p is not None and not p.requires_grad and p.dtype in _FLOAT_KINDS:
+                return param
+        from ms_ops import functional as F
+
+        return F.cast(param, dtype)
+
+    def _run_always_hooks(self, args) -> None:
+        d = self.__dict__
+        for hid in d["_forward_hooks_always"]:
+            hook = d["_forward_hooks"].get(hid)
+            if hook is not None:
+                hook(self, args, None)
 
     def _run_construct(self, args, kwargs):
         bprop = getattr(type(self), "bprop", None)
