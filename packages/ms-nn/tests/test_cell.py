@@ -506,3 +506,15 @@ def test_repr_lists_children_like_mindspore():
     assert repr(Leaf()) == "Leaf(n=2)"
     assert repr(N()) == ("N(\n  (leaf): Leaf(n=2)\n  (seq): SequentialCell(\n"
                          "    (0): Relu()\n  )\n)")
+
+
+# -- the package namespace ----------------------------------------------------------------
+
+
+def test_package_exports_core_names_and_loads_the_rest_on_use():
+    import ms_nn
+
+    assert ms_nn.Cell is Cell and ms_nn.SequentialCell is SequentialCell
+    assert {"Cell", "CellList", "SequentialCell", "CellDict"} <= set(ms_nn.__all__)
+    with pytest.raises(AttributeError, match="module 'ms_nn' has no attribute 'NoSuchLayer'"):
+        _ = ms_nn.NoSuchLayer
