@@ -64,10 +64,12 @@ def test_suffix_is_added_and_list_of_dicts_is_accepted(tmp_path):
 
 def test_append_dict_values_and_bfloat16(tmp_path):
     path = str(tmp_path / "x.ckpt")
-    save_checkpoint({"w": Tensor(np.ones(2, np.float32), dtype=bfloat16)}, path,
+    save_checkpoint({"w": Tensor(np.ones(2, np.float32), dtype=bfloat16),
+                     "scalar": Tensor(np.array(2.5, np.float32))}, path,
                     append_dict={"epoch_num": 3, "lr": 0.5, "tag": "hi", "flag": True})
     loaded = load_checkpoint(path)
     assert loaded["w"].dtype == bfloat16
+    assert loaded["scalar"].shape == ()
     assert loaded["epoch_num"].asnumpy().dtype == np.int64 and int(loaded["epoch_num"]) == 3
     assert loaded["lr"].asnumpy().dtype == np.float32
     assert loaded["tag"] == "hi"

@@ -101,7 +101,8 @@ def _serialize(entries: dict) -> bytes:
         if isinstance(value, str):
             strings[name] = value
         else:
-            arrays[name] = np.ascontiguousarray(value)
+            # Not np.ascontiguousarray: it turns 0-d arrays into shape (1,).
+            arrays[name] = value if value.flags.c_contiguous else value.copy(order="C")
     metadata = {"format": _FORMAT, "order": json.dumps(order), "strings": json.dumps(strings)}
     return safetensors.numpy.save(arrays, metadata=metadata)
 
