@@ -20,7 +20,8 @@ def forward(module_name: str, namespace: dict, sources: tuple[str, ...],
     Args:
         module_name: the forwarding module's ``__name__`` (for error messages).
         namespace: its ``globals()``; forwarded values are cached there.
-        sources: modules searched in order for a name not in ``names``.
+        sources: modules searched in order for a name not in ``names``; one that is not
+            installed is skipped (ms-nn's submodules arrive one by one).
         names: explicit ``{name: "module"}`` or ``{name: "module:attr"}`` entries, for
             names that live elsewhere or under another name.
         submodules: names that are submodules of this module (``"vision"``).
@@ -35,11 +36,9 @@ def forward(module_name: str, namespace: dict, sources: tuple[str, ...],
             mod, _, attr = where.partition(":")
             return getattr(import_module(mod), attr or name)
         for src in sources:
-            mod = import_module(src)
-            try:
+            mod = _source(src)
+            if mod is not None and hasattr(mod, name):
                 return getattr(mod, name)
-            except AttributeError:
-                continue
         raise AttributeError(f"module {module_name!r} has no attribute {name!r} "
                              f"(looked in {', '.join(sources) or 'nothing'})")
 
@@ -52,10 +51,22 @@ def forward(module_name: str, namespace: dict, sources: tuple[str, ...],
 
     def __dir__():
         found = set(namespace) | set(names) | set(submodules)
-        for src in sources:
-            mod = import_module(src)
+        for mod in filter(None, map(_source, sources)):
             found |= set(getattr(mod, "__all__", None) or
                          (n for n in dir(mod) if not n.startswith("_")))
         return sorted(found)
 
     return __getattr__, __dir__
+
+
+def _source(name: str):
+    """The module ``name``, or ``None`` if it is not installed (an optional source).
+
+    Only the source itself may be missing: an import error inside it propagates.
+    """
+    try:
+        return import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name is not None and (name == e.name or name.startswith(e.name + ".")):
+            return None
+        raise

@@ -7,5 +7,6 @@ The older module paths ``train.callback``, ``train.serialization``, ``train.mode
 from microspore._lazy import forward
 
 __getattr__, __dir__ = forward(
-    __name__, globals(), ("ms_nn.train", "ms_nn.train.metrics", "ms_nn.amp"),
+    __name__, globals(), ("ms_nn.train", "ms_nn.train.model", "ms_nn.train.callbacks",
+                          "ms_nn.train.metrics", "ms_nn.train.checkpoint", "ms_nn.amp"),
     submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager"))

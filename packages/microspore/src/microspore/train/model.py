@@ -2,4 +2,4 @@
 
 from microspore._lazy import forward
 
-__getattr__, __dir__ = forward(__name__, globals(), ("ms_nn.train",))
+__getattr__, __dir__ = forward(__name__, globals(), ("ms_nn.train.model", "ms_nn.train"))
