@@ -1,0 +1,444 @@
+"""Networks: training steps per second of an MLP and LeNet5, peak memory of a training run,
+and import time -- microspore against PyTorch and MindSpore on the CPU, 2 threads each.
+
+Cases (one training step = forward, backward and the Momentum update, float32):
+
+* ``mlp`` -- Dense 784-512-512-10 with ReLU, batch 64, sparse softmax cross-entropy (mean),
+  Momentum(lr 0.01, momentum 0.9);
+* ``lenet`` -- the seed's LeNet5 (conv 5x5 x6, pool, conv 5x5 x16, pool, dense 120-84-10) on
+  a batch of 32 images 1x32x32, same loss and optimizer.
+
+microspore and MindSpore run the very same code (``nn.SequentialCell``/``nn.Cell``,
+``nn.SoftmaxCrossEntropyWithLogits``, ``nn.Momentum``, ``nn.TrainOneStepCell(nn.WithLossCell)``)
+in PyNative mode, MindSpore also in GRAPH_MODE (the whole step compiled); PyTorch uses
+``nn.Linear``/``nn.Conv2d``, ``F.cross_entropy`` and ``optim.SGD(momentum=0.9)``. All start
+from the same weights and batch; before timing, each one's losses over three steps are
+compared with microspore's and a framework that differs is dropped. Samples interleave
+round by round; the table shows medians. MindSpore runs in its own interpreter
+(``MS_PYTHON``, default ``/tmp/msenv/bin/python``) as a worker (``benchmarks/_workers.py``).
+
+``--memory``: peak resident memory (``VmHWM``) of a process that imports the framework
+and runs 200 MLP steps, one fresh process per framework. ``--imports``: wall time of
+``python -c "import X"`` (median of 7 fresh processes), beside ``python -c pass``.
+
+Usage: ``python benchmarks/bench_nn.py [--quick] [--case mlp|lenet] [--memory] [--imports]``
+(with neither ``--memory`` nor ``--imports`` it runs the step cases; ``--all`` runs all three).
+"""
+
+from __future__ import annotations
+
+import os
+
+THREADS = 2
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = str(THREADS)
+os.environ.setdefault("GLOG_v", "3")
+START_ENV = dict(os.environ)  # before any framework adds its own variables
+
+import argparse  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from _workers import Worker, mindspore_python, reply_channel, serve  # noqa: E402
+from bench_ops import machine, timed  # noqa: E402
+
+MLP_SIZES = (784, 512, 512, 10)
+BATCH = {"mlp": 64, "lenet": 32}
+LR, MOMENTUM = 0.01, 0.9
+STEPS = {"mlp": 10, "lenet": 10}   # training steps per sample
+CHECK_STEPS = 3
+MEMORY_STEPS = 200
+CASES = ("mlp", "lenet")
+
+
+# --- the networks, written once for microspore and MindSpore (same API) ----------------------
+def ms_network(ms, case):
+    nn = ms.nn
+    if case == "mlp":
+        layers = []
+        for i, (n_in, n_out) in enumerate(zip(MLP_SIZES[:-1], MLP_SIZES[1:])):
+            layers.append(nn.Dense(n_in, n_out))
+            if i < len(MLP_SIZES) - 2:
+                layers.append(nn.ReLU())
+        return nn.SequentialCell(layers)
+
+    class LeNet5(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=False)
+            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid", has_bias=False)
+            self.fc1 = nn.Dense(16 * 5 * 5, 120)
+            self.fc2 = nn.Dense(120, 84)
+            self.fc3 = nn.Dense(84, 10)
+            self.relu = nn.ReLU()
+            self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.reshape = ms.ops.Reshape()
+
+        def construct(self, x):
+            x = self.max_pool2d(self.relu(self.conv1(x)))
+            x = self.max_pool2d(self.relu(self.conv2(x)))
+            x = self.reshape(x, (x.shape[0], -1))
+            x = self.relu(self.fc1(x))
+            x = self.relu(self.fc2(x))
+            return self.fc3(x)
+
+    return LeNet5()
+
+
+def ms_step(ms, case, data):
+    """``(step, params)``: one training step of ``case`` returning the loss Tensor."""
+    net = ms_network(ms, case)
+    for name, p in net.parameters_and_names():
+        p.set_data(ms.Tensor(data[f"{case}/{name}"]))
+    loss_fn = ms.nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = ms.nn.Momentum(net.trainable_params(), LR, MOMENTUM)
+    train = ms.nn.TrainOneStepCell(ms.nn.WithLossCell(net, loss_fn), opt)
+    train.set_train()
+    x, y = ms.Tensor(data[f"{case}/x"]), ms.Tensor(data[f"{case}/y"])
+    return (lambda: train(x, y)), net.trainable_params()
+
+
+def torch_step(torch, case, data):
+    nn, F = torch.nn, torch.nn.functional
+    if case == "mlp":
+        layers = []
+        for i, (n_in, n_out) in enumerate(zip(MLP_SIZES[:-1], MLP_SIZES[1:])):
+            layers.append(nn.Linear(n_in, n_out))
+            if i < len(MLP_SIZES) - 2:
+                layers.append(nn.ReLU())
+        net = nn.Sequential(*layers)
+    else:
+        class LeNet5(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(1, 6, 5, bias=False)
+                self.conv2 = nn.Conv2d(6, 16, 5, bias=False)
+                self.fc1, self.fc2, self.fc3 = (nn.Linear(400, 120), nn.Linear(120, 84),
+                                                nn.Linear(84, 10))
+
+            def forward(self, x):
+                x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+                x = F.max_pool2d(F.relu(self.conv2(x)), 2).flatten(1)
+                return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+        net = LeNet5()
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            p.copy_(torch.from_numpy(data[f"{case}/{name}"]))
+    opt = torch.optim.SGD(net.parameters(), lr=LR, momentum=MOMENTUM)
+    x = torch.from_numpy(data[f"{case}/x"])
+    y = torch.from_numpy(data[f"{case}/y"]).long()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+# --- inputs ----------------------------------------------------------------------------------
+def make_inputs(path: str) -> None:
+    """Weights as PyTorch initialises them, U(+-1/sqrt(fan_in)), named as both name them."""
+    import microspore as ms
+
+    rng = np.random.default_rng(0)
+    arrays = {}
+    for case in CASES:
+        for name, p in ms_network(ms, case).parameters_and_names():
+            shape = tuple(p.shape)
+            bound = 1 / np.sqrt(np.prod(shape[1:]) if len(shape) > 1 else shape[0])
+            arrays[f"{case}/{name}"] = rng.uniform(-bound, bound, shape).astype(np.float32)
+        x_shape = (BATCH[case], 784) if case == "mlp" else (BATCH[case], 1, 32, 32)
+        arrays[f"{case}/x"] = rng.standard_normal(x_shape).astype(np.float32)
+        arrays[f"{case}/y"] = rng.integers(0, 10, BATCH[case]).astype(np.int32)
+    np.savez(path, **arrays)
+
+
+class Row:
+    def __init__(self, case, label, run, check):
+        self.case, self.label, self.run, self.check = case, label, run, check
+        self.samples: list[float] = []
+
+
+def local_rows(data, notes):
+    import microspore as ms
+
+    rows = []
+    for case in CASES:
+        step, _ = ms_step(ms, case, data)
+
+        def run(step=step, case=case):
+            return timed(lambda: [step() for _ in range(STEPS[case])][-1].asnumpy())
+
+        def check(case=case):
+            fresh, _ = ms_step(ms, case, data)
+            return [float(fresh().asnumpy()) for _ in range(CHECK_STEPS)]
+
+        rows.append(Row(case, "microspore PyNative", run, check))
+    try:
+        import torch
+    except ImportError:
+        notes.append("PyTorch skipped: not installed (`pip install torch==2.13.0`).")
+        return rows
+    torch.set_num_threads(THREADS)
+    notes.append(f"PyTorch {torch.__version__}, torch.set_num_threads({THREADS}).")
+    for case in CASES:
+        step = torch_step(torch, case, data)
+
+        def run(step=step, case=case):
+            return timed(lambda: [step() for _ in range(STEPS[case])][-1].item())
+
+        def check(case=case):
+            fresh = torch_step(torch, case, data)
+            return [fresh().item() for _ in range(CHECK_STEPS)]
+
+        rows.append(Row(case, "PyTorch eager", run, check))
+    return rows
+
+
+def mindspore_rows(data_path, notes, workers):
+    python = mindspore_python()
+    if python is None:
+        notes.append("MindSpore skipped: set MS_PYTHON to an interpreter that has mindspore.")
+        return []
+    rows = []
+    for mode, label in (("pynative", "MindSpore PyNative"), ("graph", "MindSpore GRAPH_MODE")):
+        try:
+            worker = Worker(python, __file__, data_path, {**START_ENV, "BENCH_MS_MODE": mode})
+        except (OSError, RuntimeError) as e:
+            notes.append(f"{label} skipped: worker {python} did not start: {e}")
+            continue
+        workers.append(worker)
+        if mode == "pynative":
+            notes.append(f"MindSpore {worker.hello['version']} (worker: {python}), "
+                         f"{worker.hello['threads']}.")
+        for case in CASES:
+            rows.append(Row(case, label,
+                            lambda c=case, w=worker: w.request({"cmd": "run", "case": c}),
+                            lambda c=case, w=worker: w.request({"cmd": "check", "case": c})))
+    return rows
+
+
+def worker_main(data_path: str) -> int:
+    """The MindSpore side (mode from ``BENCH_MS_MODE``): answer the driver's requests."""
+    reply = reply_channel()
+    import mindspore as ms
+
+    ms.set_device("CPU")
+    mode = ms.GRAPH_MODE if os.environ.get("BENCH_MS_MODE") == "graph" else ms.PYNATIVE_MODE
+    ms.set_context(mode=mode)
+    ms.device_context.cpu.op_tuning.threads_num(THREADS)
+    ms.runtime.dispatch_threads_num(THREADS)
+    data = dict(np.load(data_path))
+    steps = {case: ms_step(ms, case, data)[0] for case in CASES}
+
+    def run(case):
+        step = steps[case]
+        return timed(lambda: [step() for _ in range(STEPS[case])][-1].asnumpy())
+
+    def check(case):
+        fresh, _ = ms_step(ms, case, data)
+        return [float(fresh().asnumpy()) for _ in range(CHECK_STEPS)]
+
+    hello = {"version": ms.__version__,
+             "threads": f"op threads_num({THREADS}), dispatch_threads_num({THREADS})"}
+    return serve(reply, hello, {c: (lambda c=c: run(c)) for c in CASES},
+                 {c: (lambda c=c: check(c)) for c in CASES})
+
+
+# --- memory and import time ------------------------------------------------------------------
+def memory_main(framework: str, data_path: str) -> int:
+    """Run 200 MLP steps in this fresh process and print its peak RSS in MiB."""
+    data = dict(np.load(data_path))
+    if framework == "torch":
+        import torch
+
+        torch.set_num_threads(THREADS)
+        step = torch_step(torch, "mlp", data)
+        for _ in range(MEMORY_STEPS):
+            loss = step()
+        loss.item()
+    else:
+        import importlib
+
+        ms = importlib.import_module(framework)
+        if framework == "mindspore":
+            ms.set_device("CPU")
+            ms.device_context.cpu.op_tuning.threads_num(THREADS)
+            ms.runtime.dispatch_threads_num(THREADS)
+        step, _ = ms_step(ms, "mlp", data)
+        for _ in range(MEMORY_STEPS):
+            loss = step()
+        loss.asnumpy()
+    print(peak_rss_mib())
+    return 0
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory. ``VmHWM`` belongs to the address space, so it
+    starts afresh at exec; ``ru_maxrss`` would keep the forking parent's peak."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def frameworks(notes):
+    """``[(label, python, module)]`` of the frameworks that are installed."""
+    out = [("microspore", sys.executable, "microspore")]
+    try:
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is not None:
+            out.append(("PyTorch", sys.executable, "torch"))
+    except ImportError:
+        pass
+    python = mindspore_python()
+    if python:
+        out.append(("MindSpore", python, "mindspore"))
+    else:
+        notes.append("MindSpore skipped: no MS_PYTHON.")
+    return out
+
+
+def memory_table(data_path, notes) -> str:
+    lines = [f"| framework | peak RSS, {MEMORY_STEPS} MLP steps |", "|---|---:|"]
+    for label, python, module in frameworks(notes):
+        out = subprocess.run([python, os.path.abspath(__file__), "--memory-worker", module,
+                              data_path], capture_output=True, text=True, env=START_ENV,
+                             timeout=600)
+        if out.returncode != 0:
+            notes.append(f"{label} memory run failed: {out.stderr[-500:]}")
+            continue
+        lines.append(f"| {label} | {float(out.stdout.split()[-1]):.0f} MiB |")
+    return "\n".join(lines)
+
+
+def import_table(notes, repeats=7) -> str:
+    lines = ["| command | median wall time | min |", "|---|---:|---:|"]
+    cases = [("python -c pass", sys.executable, "pass")]
+    cases += [(f'python -c "import {m}"', py, f"import {m}") for _, py, m in frameworks(notes)]
+    for label, python, stmt in cases:
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            subprocess.run([python, "-c", stmt], check=True, env=START_ENV,
+                           capture_output=True)
+            times.append(time.perf_counter() - t0)
+        where = "" if python == sys.executable else f" ({python})"
+        lines.append(f"| `{label}`{where} | {statistics.median(times):.2f} s | "
+                     f"{min(times):.2f} s |")
+    return "\n".join(lines)
+
+
+# --- driver ----------------------------------------------------------------------------------
+def check_agreement(rows, notes):
+    """Keep the rows whose three losses match microspore's (a wrong answer has no speed)."""
+    kept = []
+    for case in CASES:
+        case_rows = [r for r in rows if r.case == case]
+        want = np.array(case_rows[0].check())
+        for r in case_rows:
+            try:
+                got = np.array(r.check())
+            except Exception as e:  # one failing framework must not end the run
+                notes.append(f"{r.label} ({case}) skipped: {type(e).__name__}: {e}")
+                continue
+            if not np.allclose(got, want, rtol=1e-3, atol=1e-4):
+                notes.append(f"{r.label} ({case}) skipped: losses {got} differ from "
+                             f"microspore's {want}")
+                continue
+            kept.append(r)
+    return kept
+
+
+def run_rounds(rows, case, rounds, warmup):
+    case_rows = [r for r in rows if r.case == case]
+    for i in range(warmup + rounds):
+        for r in case_rows:
+            time.sleep(0.3)  # let the previous framework's thread pools fall asleep
+            t = r.run()
+            if i >= warmup:
+                r.samples.append(t)
+
+
+def step_table(rows) -> str:
+    lines = ["| case | implementation | median | spread (IQR) | rate / PyTorch's |",
+             "|---|---|---:|---:|---:|"]
+    for case in CASES:
+        case_rows = [r for r in rows if r.case == case and r.samples]
+        torch_med = next((statistics.median(r.samples) for r in case_rows
+                          if r.label == "PyTorch eager"), None)
+        for r in case_rows:
+            med = statistics.median(r.samples)
+            q = statistics.quantiles(r.samples, n=4) if len(r.samples) > 1 else [med] * 3
+            n = STEPS[case]
+            ratio = f"{torch_med / med:.2f}" if torch_med else "n/a"
+            lines.append(f"| {case} | {r.label} | {n / med:.1f} steps/s | "
+                         f"{n / q[2]:.1f}-{n / q[0]:.1f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="few rounds: a smoke run, not numbers")
+    p.add_argument("--case", choices=CASES, action="append", help="only this step case")
+    p.add_argument("--memory", action="store_true", help="peak memory of 200 MLP steps")
+    p.add_argument("--imports", action="store_true", help="import times")
+    p.add_argument("--all", action="store_true", help="steps, memory and imports")
+    p.add_argument("--worker", metavar="DATA", help=argparse.SUPPRESS)
+    p.add_argument("--memory-worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker_main(args.worker)
+    if args.memory_worker:
+        return memory_main(*args.memory_worker)
+    do_steps = args.all or not (args.memory or args.imports)
+    cases = args.case or list(CASES)
+    rounds, warmup = (3, 1) if args.quick else (15, 2)
+    load = os.getloadavg()
+    notes: list[str] = []
+    workers: list[Worker] = []
+    print(f"Machine: {machine()}.\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        data_path = os.path.join(tmp, "inputs.npz")
+        make_inputs(data_path)
+        data = dict(np.load(data_path))
+        if do_steps:
+            try:
+                rows = local_rows(data, notes) + mindspore_rows(data_path, notes, workers)
+                rows = check_agreement([r for r in rows if r.case in cases], notes)
+                for case in cases:
+                    print(f"running {case}: {rounds} rounds x "
+                          f"{sum(r.case == case for r in rows)} implementations ...",
+                          file=sys.stderr, flush=True)
+                    run_rounds(rows, case, rounds, warmup)
+            finally:
+                for w in workers:
+                    w.close()
+            print(f"Training steps; one sample = {STEPS['mlp']} steps; medians over {rounds} "
+                  "rounds after warm-up, implementations interleaved."
+                  + (" QUICK RUN: too few rounds for reliable numbers." if args.quick else "")
+                  + "\n")
+            print(step_table(rows) + "\n")
+        if args.memory or args.all:
+            print(memory_table(data_path, notes) + "\n")
+        if args.imports or args.all:
+            print(import_table(notes) + "\n")
+    print(f"- Load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}.")
+    for n in dict.fromkeys(notes):
+        print(f"- {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
