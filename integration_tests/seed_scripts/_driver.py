@@ -1,7 +1,8 @@
 """Run one seed script as ``__main__``, then write chosen values of its globals as JSON.
 
 ``python _driver.py SCRIPT OUT.json NAME=EXPR ...`` evaluates each EXPR in the script's
-globals after it ran; Tensors, arrays, lists and tuples become nested lists, other values their repr.
+globals after it ran; Tensors, arrays, lists and tuples become nested lists, other values
+their repr.
 """
 
 import json
