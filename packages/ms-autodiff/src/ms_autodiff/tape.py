@@ -19,6 +19,7 @@ from ms_tensor.tensor import Tensor, wrap
 __all__ = ["Tape", "Leaf", "Node", "active_tapes", "pause_recording"]
 
 _active: list[Tape] = []
+_outer: list = [None]  # the recorder installed before the first active tape
 
 
 def active_tapes() -> list[Tape]:
@@ -31,8 +32,19 @@ def _record_all(op, values, attrs, out):
 
 
 def _install_recorder() -> None:
-    # One tape (the usual case) records directly; nested tapes go through the loop.
-    dispatch.set_recorder(_active[0].record if len(_active) == 1 else _record_all)
+    # One tape (the usual case) records directly; nested tapes go through the loop. A
+    # recorder that was installed before the first tape (ms-graph's tracer) keeps
+    # seeing every operator, the backward pass's included.
+    own = _active[0].record if len(_active) == 1 else _record_all
+    outer = _outer[0]
+    if outer is None:
+        dispatch.set_recorder(own)
+    else:
+        def chained(op, values, attrs, out):
+            own(op, values, attrs, out)
+            outer(op, values, attrs, out)
+
+        dispatch.set_recorder(chained)
 
 
 class Leaf:
@@ -72,7 +84,7 @@ class Tape:
     # -- recording -----------------------------------------------------------------
     def __enter__(self) -> Tape:
         if not _active:
-            self._previous = dispatch.get_recorder()
+            _outer[0] = dispatch.get_recorder()
         _active.append(self)
         _install_recorder()
         return self
@@ -82,7 +94,8 @@ class Tape:
         if _active:
             _install_recorder()
         else:
-            dispatch.set_recorder(self._previous)
+            dispatch.set_recorder(_outer[0])
+            _outer[0] = None
         self.recording = False
         for t in self.tagged:  # forget this tape on every tensor it followed
             n = t._node
