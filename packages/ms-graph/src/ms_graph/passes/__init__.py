@@ -1,0 +1,22 @@
+"""Graph optimization passes, one module each, every one ``run(graph) -> graph``.
+
+They rewrite the graph in place (and return it). ``ms_graph.plugin`` registers them with
+the ``ms_register_passes`` hook, in the order they should run; ``run_all`` applies that
+same order directly (tests, and callers that want the passes without the registry).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["ORDER", "run_all"]
+
+# Inline first (exposes everything else), simplify and fold, merge duplicates, then fuse
+# what is left (fusion drops dead nodes first, so dead users do not block it) and sweep.
+ORDER = ("inline", "algebraic", "const_fold", "cse", "fuse_elementwise", "dce")
+
+
+def run_all(graph, passes=ORDER):
+    for name in passes:
+        graph = importlib.import_module(f"ms_graph.passes.{name}").run(graph)
+    return graph
