@@ -169,3 +169,16 @@ def test_old_style_hook_names_still_fire():
 def test_callbacks_must_be_callback_objects():
     with pytest.raises(TypeError, match="every callback must be a Callback"):
         train(1, [print])
+
+
+def test_lambda_callback_runs_the_given_functions_and_rejects_unknown_hooks():
+    from ms_nn.train.callbacks import LambdaCallback, RunContext
+
+    seen = []
+    cb = LambdaCallback(on_train_epoch_end=lambda ctx: seen.append(ctx.original_args()))
+    params = {"cur_epoch_num": 3}
+    cb.on_train_epoch_end(RunContext(params))
+    cb.on_train_step_end(RunContext({}))  # not given: the base hook does nothing
+    assert seen == [params]
+    with pytest.raises(TypeError, match="unknown hooks \\['on_epoch'\\]"):
+        LambdaCallback(on_epoch=print)

@@ -9,6 +9,7 @@ from ms_nn.train import (
     EarlyStopping,
     Fbeta,
     History,
+    LambdaCallback,
     LearningRateScheduler,
     Loss,
     LossMonitor,
@@ -29,7 +30,8 @@ from ms_nn.train import (
 )
 
 __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
-           "CheckpointConfig", "EarlyStopping", "History", "LearningRateScheduler",
-           "ProgressBar", "Metric", "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss",
-           "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-           "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+           "CheckpointConfig", "EarlyStopping", "History", "LambdaCallback",
+           "LearningRateScheduler", "ProgressBar", "Metric", "Accuracy", "Precision", "Recall",
+           "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+           "Top5CategoricalAccuracy", "ConfusionMatrix", "save_checkpoint", "load_checkpoint",
+           "load_param_into_net"]

@@ -8,6 +8,7 @@ from ms_nn.train.callbacks import (
     CheckpointConfig,
     EarlyStopping,
     History,
+    LambdaCallback,
     LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
@@ -36,7 +37,7 @@ from ms_nn.train.model import Model
 
 __all__ = ["Model", "callbacks", "metrics", "Callback", "RunContext", "LossMonitor",
            "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "History",
-           "LearningRateScheduler", "ProgressBar", "Metric", "rearrange_inputs", "Accuracy",
-           "Precision", "Recall", "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy",
+           "LearningRateScheduler", "LambdaCallback", "ProgressBar", "Metric", "rearrange_inputs",
+           "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "names",
            "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net"]

@@ -6,9 +6,10 @@ from ms_nn.train.callbacks.callback import Callback, CallbackList, CallbackParam
 from ms_nn.train.callbacks.checkpoint import CheckpointConfig, ModelCheckpoint
 from ms_nn.train.callbacks.early_stopping import EarlyStopping
 from ms_nn.train.callbacks.history import History, LearningRateScheduler
+from ms_nn.train.callbacks.lambda_callback import LambdaCallback
 from ms_nn.train.callbacks.monitors import LossMonitor, TimeMonitor
 from ms_nn.train.callbacks.progress import ProgressBar
 
 __all__ = ["Callback", "CallbackList", "CallbackParam", "RunContext", "LossMonitor",
            "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "History",
-           "LearningRateScheduler", "ProgressBar"]
+           "LearningRateScheduler", "LambdaCallback", "ProgressBar"]
