@@ -10,7 +10,7 @@ the bodies. Passes are ``fn(graph) -> graph``.
 
 from __future__ import annotations
 
-__all__ = ["Value", "Node", "Graph", "NOT_CONST", "replace_uses", "users", "captured"]
+__all__ = ["Value", "Node", "Graph", "Static", "NOT_CONST", "replace_uses", "users", "captured"]
 
 
 class _NotConst:
@@ -19,6 +19,19 @@ class _NotConst:
 
 
 NOT_CONST = _NotConst()
+
+
+class Static:
+    """A non-tensor leaf of ``Graph.out_tree`` (or of an argument structure): a Python
+    value returned as it was while capturing (``True`` from an optimizer)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Static({self.value!r})"
 
 
 class Value:
@@ -97,8 +110,8 @@ class Graph:
         params: ``(Value, Parameter)`` pairs, read from the Parameter at run time.
         nodes: topologically ordered.
         outputs: the returned Values.
-        out_tree: the Python structure of the result: nested tuples/lists whose leaves
-            are indices into ``outputs``, or ``("const", obj)`` for a non-tensor leaf.
+        out_tree: the Python structure of the result: nested tuples/lists/dicts whose
+            leaves are indices into ``outputs``, or ``Static(obj)`` for a non-tensor leaf.
         name: a readable name (the function's qualified name).
     """
 

@@ -1,0 +1,187 @@
+"""``jit``: compile a function (or a Cell's ``construct``) on first call, per signature.
+
+The first call with a given input signature captures the function (``trace``; with
+``capture_mode="ast"`` after ``ms_graph.convert`` has rewritten its tensor control flow),
+runs the registered optimization passes and prepares an ``Executable``; that first call's
+result is the captured run's own. Later calls with the same signature run the graph.
+
+The signature is: the structure of the arguments, each Tensor's shape and dtype, which
+Tensor arguments are the same array, the Python values of the other arguments, and the
+identity of the Parameters of the Cells the function belongs to (replacing a Parameter
+object recompiles; updating its values does not, the graph reads them when it runs).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ms_graph.debug import GraphDumper, save_graphs_dir
+from ms_graph.executor import Executable
+from ms_graph.trace import current_tracer, flatten, trace_and_run, watched_parameters
+from ms_ops.dispatch import _hashable
+from ms_tensor import registry as _registry
+
+__all__ = ["jit", "JitFunction", "compile", "optimize"]
+
+CAPTURE_MODES = ("ast", "trace")
+
+
+def optimize(graph, name: str | None = None):
+    """Run the registered ``optimize`` passes in order (saving each stage if asked)."""
+    directory = save_graphs_dir()
+    dumper = None if directory is None else GraphDumper(directory, name or graph.name)
+    if dumper is not None:
+        dumper.dump(graph, "captured")
+    for entry in _registry.load().entries("pass"):
+        if entry.info.get("stage", "optimize") != "optimize":
+            continue
+        graph = entry.value(graph)
+        if dumper is not None:
+            dumper.dump(graph, f"after_{entry.name}")
+    return graph
+
+
+def _converted(fn):
+    """``fn`` with its tensor control flow rewritten (the AST capture mode)."""
+    try:
+        from ms_graph.convert import convert
+    except ModuleNotFoundError as e:
+        if e.name not in ("ms_graph.convert",):
+            raise
+        raise ImportError("jit: capture_mode='ast' needs ms_graph.convert, which is not "
+                          "installed; use capture_mode='trace'") from None
+    return convert(fn)
+
+
+def _tree_key(tree):
+    if type(tree) is int:
+        return tree
+    if type(tree) in (tuple, list):
+        return (type(tree).__name__,) + tuple(_tree_key(x) for x in tree)
+    if type(tree) is dict:
+        return ("dict",) + tuple((k, _tree_key(v)) for k, v in tree.items())
+    return ("static", _hashable(tree.value))
+
+
+class _Entry:
+    __slots__ = ("executable", "params")
+
+    def __init__(self, executable, params):
+        self.executable = executable
+        self.params = params  # held so that the ids in the cache key stay unique
+
+
+class JitFunction:
+    """A function compiled per input signature (see the module doc).
+
+    Attributes:
+        hits, misses: how many calls ran a cached graph / captured a new one.
+    """
+
+    def __init__(self, fn, capture_mode: str = "ast"):
+        if capture_mode not in CAPTURE_MODES:
+            raise ValueError(f"jit: capture_mode must be one of {CAPTURE_MODES}, got "
+                             f"{capture_mode!r}")
+        if not callable(fn):
+            raise TypeError(f"jit: expected a function or a Cell, got {type(fn).__name__}")
+        self.fn = fn
+        self.capture_mode = capture_mode
+        self.hits = 0
+        self.misses = 0
+        self._cache: dict = {}
+        self._target = None  # the function actually captured (converted once)
+        functools.update_wrapper(self, fn, updated=())
+
+    def __get__(self, obj, objtype=None):
+        """``@jit`` on a method (a Cell's ``construct``): bind, sharing the cache."""
+        if obj is None:
+            return self
+        return functools.partial(self._call, obj)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(None, *args, **kwargs)
+
+    def _call(self, owner, *args, **kwargs):
+        fn = self.fn if owner is None else functools.partial(self.fn, owner)
+        if current_tracer() is not None:  # inside another capture: becomes part of it
+            return fn(*args, **kwargs)
+        leaves: list = []
+        tree = flatten((args, kwargs), leaves)
+        params = watched_parameters(self.fn if owner is None else owner, args)
+        first: dict[int, int] = {}
+        sig = tuple((t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
+                    for i, t in enumerate(leaves))
+        key = (id(owner), _tree_key(tree), sig, tuple(id(p) for p in params))
+        entry = self._cache.get(key)
+        if entry is not None:
+            self.hits += 1
+            return entry.executable(*leaves)
+        self.misses += 1
+        target = self._capture_target()
+        run = target if owner is None else functools.partial(target, owner)
+        graph, result = trace_and_run(run, args, kwargs, name=self.__qualname__,
+                                      check_params=params)
+        self._cache[key] = _Entry(Executable(optimize(graph)), params + [owner])
+        return result
+
+    def _capture_target(self):
+        if self._target is None:
+            fn = self.fn
+            if self.capture_mode == "ast":
+                fn = _converted(fn)
+            self._target = fn
+        return self._target
+
+    def __repr__(self) -> str:
+        return f"<jit {self.__qualname__} ({len(self._cache)} graphs)>"
+
+
+def jit(fn=None, *, capture_mode: str = "ast"):
+    """Compile ``fn`` (decorator: ``@jit``, ``@jit(capture_mode="trace")``; functional:
+    ``jit(fn)``; on a Cell: ``jit(net)`` or ``@jit`` on its ``construct``)."""
+    if fn is None:
+        return lambda f: JitFunction(f, capture_mode)
+    if hasattr(fn, "construct") and hasattr(fn, "parameters_and_names"):
+        return _jit_cell(fn, capture_mode)
+    return JitFunction(fn, capture_mode)
+
+
+def _jit_cell(cell, capture_mode):
+    """A Cell compiled as a whole: its ``construct`` is captured with the Cell bound."""
+    compiled = JitFunction(type(cell).construct, capture_mode)
+    return functools.partial(compiled._call, cell)
+
+
+class Compiled:
+    """The graph of one call of a function, ready to run on arguments of the same kind."""
+
+    def __init__(self, executable: Executable, result):
+        self.executable = executable
+        self.graph = executable.graph
+        self.result = result  # the capturing call's own result
+
+    def __call__(self, *args, **kwargs):
+        leaves: list = []
+        flatten((args, kwargs), leaves)
+        if len(leaves) != len(self.graph.inputs):
+            raise TypeError(f"{self.graph.name}: compiled for {len(self.graph.inputs)} tensor "
+                            f"arguments, got {len(leaves)}")
+        for i, (t, v) in enumerate(zip(leaves, self.graph.inputs)):
+            if t._data.shape != v.spec.shape or t._data.dtype != v.spec.dtype.np:
+                raise TypeError(f"{self.graph.name}: tensor argument {i} has shape "
+                                f"{t._data.shape} {t._data.dtype}, but the graph was compiled "
+                                f"for {v.spec.shape} {v.spec.dtype}")
+        return self.executable(*leaves)
+
+
+def compile(fn, *args, capture_mode: str = "trace", **kwargs) -> Compiled:
+    """Capture and optimize one call ``fn(*args, **kwargs)``; the call really runs once
+    (``Compiled.result`` is its result)."""
+    if capture_mode == "ast":
+        fn = _converted(fn)
+    elif capture_mode != "trace":
+        raise ValueError(f"compile: capture_mode must be one of {CAPTURE_MODES}, got "
+                         f"{capture_mode!r}")
+    graph, result = trace_and_run(fn, args, kwargs)
+    return Compiled(Executable(optimize(graph)), result)
+

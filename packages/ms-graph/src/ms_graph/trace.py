@@ -1,0 +1,243 @@
+"""Capture by tracing: run a function once and record every operator it executes.
+
+While ``trace`` runs the function on the real arguments, a recorder installed in ms-ops'
+dispatch (``set_recorder``) turns each executed operator call into an IR node. Tensors
+among the arguments become graph inputs; ``Parameter``s met inside become graph
+parameters (read from the Parameter each time the graph runs); any other tensor becomes a
+constant. ms-autodiff's backward pass and the optimizers' fused in-place updates are
+ordinary operator calls, so a whole training step traces into one graph.
+
+Anything the function does outside operators is not in the graph: Python control flow
+on tensor values is folded at the value it had while tracing (the AST capture mode
+converts it first), and writes into Parameter arrays with numpy are lost. The latter is
+detected: ``trace`` compares the Parameters of the traced Cells before and after, and
+refuses a trace whose Parameters changed without an operator writing them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_graph.ir import Graph, Node, Static, Value
+from ms_ops import dispatch
+from ms_ops.opdef import TENSOR, TensorSpec
+from ms_tensor import dtype as mstype
+from ms_tensor.parameter import Parameter
+from ms_tensor.tensor import Tensor
+
+__all__ = ["trace", "trace_and_run", "Tracer", "current_tracer", "TraceError",
+           "flatten", "unflatten"]
+
+_SCALARS = (bool, int, float)
+_tracers: list[Tracer] = []
+
+
+class TraceError(RuntimeError):
+    """The function did something a traced graph cannot reproduce."""
+
+
+def current_tracer() -> Tracer | None:
+    """The innermost active tracer, or None outside a trace."""
+    return _tracers[-1] if _tracers else None
+
+
+def spec_of(array) -> TensorSpec:
+    return TensorSpec(array.shape, mstype.from_numpy(array.dtype))
+
+
+class Tracer:
+    """Builds a ``Graph`` from the operator calls it is shown (``record``).
+
+    Values are found by tensor identity first and array identity second (ms-autodiff
+    re-wraps recorded arrays in new Tensor objects); everything met is kept alive until
+    the trace ends so that identities are not reused.
+    """
+
+    def __init__(self, name: str = "graph"):
+        self.graph = Graph(name=name)
+        self._by_tensor: dict[int, Value] = {}
+        self._by_array: dict[int, Value] = {}
+        self._keep: list = []
+        self._param_values: dict[int, Value] = {}
+        self._previous = None
+
+    # -- values ----------------------------------------------------------------------
+    def _bind(self, t: Tensor, v: Value) -> None:
+        self._by_tensor[id(t)] = v
+        self._by_array[id(t._data)] = v
+        self._keep.append(t)
+        self._keep.append(t._data)
+
+    def add_input(self, t: Tensor) -> Value:
+        v = Value(spec_of(t._data), name=None)
+        self.graph.inputs.append(v)
+        self._bind(t, v)
+        return v
+
+    def value_of(self, t: Tensor) -> Value:
+        """The Value a tensor met during the trace stands for."""
+        v = self._by_tensor.get(id(t))
+        if v is not None:
+            return v
+        arr = t._data
+        v = self._by_array.get(id(arr))
+        if v is not None:
+            self._by_tensor[id(t)] = v
+            self._keep.append(t)
+            return v
+        if isinstance(t, Parameter):
+            v = self._param_values.get(id(t))
+            if v is None:
+                v = Value(spec_of(arr), name=t.name)
+                self._param_values[id(t)] = v
+                self.graph.params.append((v, t))
+        else:
+            v = Value(spec_of(arr), const=arr)
+        self._bind(t, v)
+        return v
+
+    def const_of(self, array) -> Value:
+        v = Value(spec_of(array), const=array)
+        self._keep.append(array)
+        return v
+
+    # -- recording -------------------------------------------------------------------
+    def record(self, op, values, attrs, out) -> None:
+        args = []
+        for i, a in enumerate(op.inputs):
+            v = values[i]
+            if a.kind != TENSOR or v is None or type(v) in _SCALARS:
+                args.append(v)
+            elif isinstance(v, Tensor):
+                args.append(self.value_of(v))
+            else:  # a list, numpy array or numpy scalar given as a tensor input
+                args.append(self.const_of(dispatch._as_array(op, a.name, v)))
+        node = Node(op, args, dict(attrs))
+        for o in (out if type(out) is tuple else (out,)):
+            self._bind(o, node.add_output(spec_of(o._data)))
+        self.graph.nodes.append(node)
+        if self._previous is not None:
+            self._previous(op, values, attrs, out)
+
+    def __enter__(self) -> Tracer:
+        self._previous = dispatch.set_recorder(self.record)
+        _tracers.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _tracers.remove(self)
+        dispatch.set_recorder(self._previous)
+
+
+# -- argument and result structures ---------------------------------------------------
+def flatten(obj, leaves: list):
+    """The structure of ``obj`` with each Tensor replaced by its index in ``leaves``
+    (appended); tuples, lists and dicts are walked, anything else is a ``Static``."""
+    if isinstance(obj, Tensor):
+        leaves.append(obj)
+        return len(leaves) - 1
+    if type(obj) in (tuple, list):
+        return type(obj)(flatten(x, leaves) for x in obj)
+    if type(obj) is dict:
+        return {k: flatten(v, leaves) for k, v in obj.items()}
+    return Static(obj)
+
+
+def unflatten(tree, leaves):
+    """Inverse of ``flatten``: the structure with indices replaced by ``leaves[i]``."""
+    if type(tree) is int:
+        return leaves[tree]
+    if type(tree) in (tuple, list):
+        return type(tree)(unflatten(x, leaves) for x in tree)
+    if type(tree) is dict:
+        return {k: unflatten(v, leaves) for k, v in tree.items()}
+    return tree.value
+
+
+# -- Parameters written outside operators ---------------------------------------------
+def watched_parameters(fn, args=()) -> list[Parameter]:
+    """The Parameters of the Cells a call reaches directly: ``fn`` itself, the object a
+    bound method belongs to, Cells in its closure and among the arguments."""
+    found: dict[int, Parameter] = {}
+    candidates = [fn, getattr(fn, "__self__", None)]
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            candidates.append(cell.cell_contents)
+        except ValueError:  # an empty closure cell
+            continue
+    candidates.extend(args)
+    for c in candidates:
+        if isinstance(c, Parameter):
+            found.setdefault(id(c), c)
+        elif hasattr(c, "parameters_and_names"):
+            for _, p in c.parameters_and_names():
+                found.setdefault(id(p), p)
+    return list(found.values())
+
+
+def _snapshot(params) -> list:
+    return [(p, p._data, p._data.copy()) for p in params]
+
+
+def _check_writes(graph: Graph, snapshot) -> None:
+    """Refuse a trace that changed Parameters without operators (see the module doc)."""
+    written = set()
+    for node in graph.nodes:
+        if not isinstance(node.op, str) and node.op.inplace is not None:
+            # ApplyMomentum also writes its accumulation: every tensor input of an
+            # in-place operator counts as written
+            written.update(id(a) for a in node.args if isinstance(a, Value))
+    values_written = {id(p) for v, p in graph.params if id(v) in written}
+    bad = []
+    for p, array, copy in snapshot:
+        if p._data is not array:
+            bad.append(f"{p.name!r} (its array was replaced, e.g. by set_data or `_data =`)")
+        elif id(p) not in values_written and not _same(array, copy):
+            bad.append(f"{p.name!r} (its values were written with numpy)")
+    if bad:
+        raise TraceError(
+            f"trace of {graph.name}: Parameter(s) {', '.join(bad)} changed outside "
+            "operators while tracing; a compiled graph cannot repeat such writes and would "
+            "silently diverge from PyNative. Update Parameters with in-place operators "
+            "(ops.ApplyMomentum, ops.Adam, ...) or run this function in PyNative mode.")
+
+
+def _same(a, b) -> bool:
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+# -- entry points ---------------------------------------------------------------------
+def trace_and_run(fn, args=(), kwargs=None, name: str | None = None, check_params=None):
+    """Run ``fn(*args, **kwargs)`` once, recording it; returns ``(graph, result)``.
+
+    The call happens for real (its side effects, such as an optimizer step, too), so the
+    result is the first call's. ``check_params`` lists the Parameters whose writes are
+    checked (default: ``watched_parameters(fn, args)``).
+    """
+    kwargs = {} if kwargs is None else kwargs
+    name = name or getattr(fn, "__qualname__", None) or type(fn).__name__
+    leaves: list = []
+    in_tree = flatten((tuple(args), dict(kwargs)), leaves)
+    params = watched_parameters(fn, args) if check_params is None else check_params
+    snapshot = _snapshot(params)
+    tracer = Tracer(name)
+    with tracer:
+        for t in leaves:
+            tracer.add_input(t)
+        call_args, call_kwargs = unflatten(in_tree, leaves)
+        result = fn(*call_args, **call_kwargs)
+        out_leaves: list = []
+        out_tree = flatten(result, out_leaves)
+        graph = tracer.graph
+        graph.outputs = [tracer.value_of(t) for t in out_leaves]
+        graph.out_tree = out_tree
+    _check_writes(graph, snapshot)
+    return graph, result
+
+
+def trace(fn, *args, **kwargs) -> Graph:
+    """Capture one call of ``fn`` on these arguments as a ``Graph`` (see module doc).
+
+    The call really runs: an optimizer step inside ``fn`` updates the Parameters once.
+    """
+    return trace_and_run(fn, args, kwargs)[0]
