@@ -78,10 +78,11 @@ def _simplify(node: Node, out: Value):
         return None
     if name == "Transpose":
         return _transpose(node, out, x, inner)
+    if name == "Reshape" and inner is not None and inner.op is node.op \
+            and isinstance(inner.args[0], Value):
+        x = node.args[0] = inner.args[0]  # the inner reshape may now be dead
     if name in _SAME_SPEC_IS_IDENTITY and _same(x, out):
         return x
-    if name == "Reshape" and inner is not None and inner.op is node.op:
-        node.args[0] = inner.args[0]  # the inner reshape may now be dead
     return None
 
 
