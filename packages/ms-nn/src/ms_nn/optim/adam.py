@@ -140,7 +140,7 @@ class AdamWeightDecay(Optimizer):
 
     def _prepare_lr_only(self, gradients):
         lr = self.get_lr()
-        self.global_step._data += 1
+        ops.AssignAdd()(self.global_step, 1)
         return gradients, (lr if self.is_group_lr else (lr,) * len(gradients))
 
 

@@ -29,11 +29,10 @@ def assign(param: Parameter, value: Tensor) -> Parameter:
     """Write ``value`` into ``param``'s buffer, which the network shares.
 
     Parameters stay the same objects (and the same arrays) for the whole run, so the
-    network, the optimizer and checkpoints all see every update.
+    network, the optimizer and checkpoints all see every update. The write is the
+    ``Assign`` operator, so a graph trace of a training step sees it too.
     """
-    np.copyto(param._data, value._data if isinstance(value, Tensor) else value,
-              casting="same_kind")
-    return param
+    return ops.Assign()(param, value)
 
 
 def clone_state(params, prefix: str, init=0.0) -> ParameterTuple:
@@ -366,7 +365,7 @@ class Optimizer(Cell):
         gradients = self.gradients_centralization(gradients)
         gradients = self.scale_grad(gradients)
         lr = self.get_lr()
-        self.global_step._data += 1
+        ops.AssignAdd()(self.global_step, 1)
         lrs = lr if self.is_group_lr else itertools.repeat(lr)
         return gradients, lrs
 

@@ -64,11 +64,13 @@ class SGD(Optimizer):
             if not use_momentum:
                 self._descent_op(param, lr, grad)
                 continue
-            if stat._data.reshape(-1)[0] > 0:
-                # first step: accum = gradient, undamped
-                accum._data.fill(0)
-                stat._data.fill(0)
-            elif keep != 1.0:
-                grad = ops.mul(grad, Tensor(keep, float32))
+            # On the first step (stat > 0) accum becomes the gradient, undamped; written
+            # with operators rather than a Python branch on the value, so a graph trace
+            # of the step replays it correctly.
+            first = ops.cast(ops.greater(stat, 0), accum.dtype)
+            ops.Assign()(accum, accum * (1 - first))
+            if keep != 1.0:
+                grad = grad * (first + (1 - first) * Tensor(keep, float32))
+            ops.Assign()(stat, ops.zeros_like(stat))
             self._momentum_op(param, accum, lr, grad, momentum)
         return True

@@ -1,0 +1,51 @@
+"""In-place assignment to a Parameter: Assign, AssignAdd, AssignSub (MindSpore's names).
+
+Optimizers and counters update their state through these operators instead of writing
+numpy arrays, so every update is an operator call that a graph trace sees and replays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops.infer import broadcast_shapes
+from ms_ops.opdef import ALL, NUMBERS, Arg, OpDef, TensorSpec
+
+
+def _assign_infer(variable, value):
+    if broadcast_shapes(variable, value, names=("variable", "value")) != variable.shape:
+        raise ValueError(f"value shape {value.shape} does not fit variable shape "
+                         f"{variable.shape}")
+    return TensorSpec(variable.shape, variable.dtype)
+
+
+_ARGS = (Arg("variable", promote=False), Arg("value", promote=False))
+Assign = OpDef("Assign", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
+               doc="variable[...] = value (cast to variable's dtype); returns variable.")
+AssignAdd = OpDef("AssignAdd", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
+                  doc="variable += value, in place; returns variable.")
+AssignSub = OpDef("AssignSub", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
+                  doc="variable -= value, in place; returns variable.")
+
+
+def assign_cpu(variable, value):
+    np.copyto(variable, value, casting="unsafe")
+    return variable
+
+
+def assign_add_cpu(variable, value):
+    np.add(variable, value, out=variable, casting="unsafe")
+    return variable
+
+
+def assign_sub_cpu(variable, value):
+    np.subtract(variable, value, out=variable, casting="unsafe")
+    return variable
+
+
+PRIMITIVES = (Assign, AssignAdd, AssignSub)
+CPU_KERNELS = {Assign: (assign_cpu, ALL), AssignAdd: (assign_add_cpu, NUMBERS),
+               AssignSub: (assign_sub_cpu, NUMBERS)}
+BPROPS = {}
+FUNCTIONS = {"assign": Assign, "assign_add": AssignAdd, "assign_sub": AssignSub}
+TENSOR_METHODS = {}
