@@ -68,32 +68,26 @@ def test_replacing_a_parameter_recompiles():
     np.testing.assert_allclose(f(x).asnumpy(), net.bias.asnumpy()[None], atol=1e-7)
 
 
-class _PureMomentum(nn.Momentum):
-    """Momentum without ``_prepare`` (whose numpy ``global_step`` write a trace refuses):
-    every write is an operator, so the whole step is one graph."""
-
-    def construct(self, gradients):
-        for p, m, g in zip(self._parameters, self.moments, gradients):
-            self.opt(p, m, self.learning_rate, g, self.momentum)
-        return True
-
-
-def _train_step():
+def _train_step(make_opt):
     rng = np.random.default_rng(0)
     net = nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 4)])
     for p in net.trainable_params():
         p.set_data(Tensor(rng.standard_normal(p.shape).astype(np.float32) * 0.3))
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = _PureMomentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
-    return net, nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    return net, nn.TrainOneStepCell(nn.WithLossCell(net, loss), make_opt(net.trainable_params()))
 
 
-def test_training_step_as_one_graph_equals_eager():
+@pytest.mark.parametrize("make_opt", [
+    lambda ps: nn.Momentum(ps, learning_rate=0.1, momentum=0.9),
+    lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.9, dampening=0.1),
+    lambda ps: nn.Adam(ps, learning_rate=0.01),
+], ids=["Momentum", "SGD", "Adam"])
+def test_training_step_as_one_graph_equals_eager(make_opt):
     x = _t(6, 8, seed=3)
     y = Tensor(np.array([0, 1, 2, 3, 1, 0], np.int32))
-    net_e, step_e = _train_step()
+    net_e, step_e = _train_step(make_opt)
     eager = [float(step_e(x, y).asnumpy()) for _ in range(5)]
-    net_g, step_g = _train_step()
+    net_g, step_g = _train_step(make_opt)
     compiled = ms_graph.jit(step_g, capture_mode="trace")
     graph = [float(compiled(x, y).asnumpy()) for _ in range(5)]
     np.testing.assert_allclose(graph, eager, rtol=1e-5)
@@ -120,12 +114,21 @@ def test_value_and_grad_with_fused_update_traces_into_one_graph():
     assert {p.name for _, p in g.params} == {"w", "m"}
 
 
-def test_momentum_global_step_is_refused_by_jit():
-    net = nn.Dense(3, 2)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    with pytest.raises(ms_graph.TraceError, match="global_step"):
-        ms_graph.jit(step, capture_mode="trace")(_t(4, 3), _t(4, 2, seed=1))
+class _NumpyStepCounter(nn.Cell):
+    """Writes a Parameter with numpy, behind the operators' back: not traceable."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = Parameter(Tensor(np.zeros(1, np.float32)), name="count")
+
+    def construct(self, x):
+        self.count._data += 1
+        return x * 2
+
+
+def test_a_parameter_written_outside_operators_is_refused_by_jit():
+    with pytest.raises(ms_graph.TraceError, match="count"):
+        ms_graph.jit(_NumpyStepCounter(), capture_mode="trace")(_t(4, 3))
 
 
 def test_compile_checks_arguments():

@@ -77,10 +77,3 @@ def test_numpy_write_to_a_parameter_is_refused():
     assert dispatch.get_recorder() is None
 
 
-def test_momentum_optimizer_global_step_is_refused():
-    # ms-nn's Optimizer._prepare advances global_step with numpy: not traceable yet
-    net = nn.Dense(3, 2)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    with pytest.raises(TraceError, match="global_step"):
-        ms_graph.trace(step, _t(4, 3), _t(4, 2, seed=1))
