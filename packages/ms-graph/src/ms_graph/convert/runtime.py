@@ -1,0 +1,113 @@
+"""What converted code calls: dispatch between Python control flow and graph control flow.
+
+``convert`` rewrites ``if``/``while``/``for`` into calls of these functions. Each looks at
+the condition's value when it runs: a Python value (or any value outside a trace) runs
+the plain Python statement, so Python-constant conditions fold at capture; a Tensor
+under an active trace becomes ``control_flow.cond`` / ``while_loop`` / ``for_range``.
+"""
+
+from __future__ import annotations
+
+from ms_graph import control_flow as cf
+from ms_graph.control_flow import Undefined, current_trace
+from ms_tensor.tensor import Tensor
+
+__all__ = ["if_", "while_", "for_", "range_", "ifexp", "not_", "and_", "or_", "pick",
+           "TensorRange"]
+
+
+def pick(local_vars: dict, names: tuple) -> tuple:
+    """The current values of ``names`` (``Undefined`` for those not assigned yet)."""
+    return tuple(local_vars[n] if n in local_vars else Undefined(n) for n in names)
+
+
+def _tensor_mode(x) -> bool:
+    return isinstance(x, Tensor) and current_trace() is not None
+
+
+def if_(test, true_fn, false_fn, operands, names, where):
+    if _tensor_mode(test):
+        return cf.cond(test, true_fn, false_fn, operands, names=names, where=where)
+    return true_fn(*operands) if test else false_fn(*operands)
+
+
+def ifexp(test, true_fn, false_fn, where):
+    if _tensor_mode(test):
+        return cf.cond(test, true_fn, false_fn, (), where=where)
+    return true_fn() if test else false_fn()
+
+
+def not_(x):
+    if isinstance(x, Tensor):
+        from ms_ops.defs.comparison import LogicalNot
+
+        return LogicalNot(x)
+    return not x
+
+
+def and_(left, right_fn):
+    """``left and right`` (right evaluated lazily); elementwise on Tensors."""
+    if isinstance(left, Tensor):
+        from ms_ops.defs.comparison import LogicalAnd
+
+        right = right_fn()
+        return LogicalAnd(left, right) if isinstance(right, Tensor) or \
+            current_trace() is not None else (right if left else left)
+    return right_fn() if left else left
+
+
+def or_(left, right_fn):
+    """``left or right`` (right evaluated lazily); elementwise on Tensors."""
+    if isinstance(left, Tensor):
+        from ms_ops.defs.comparison import LogicalOr
+
+        right = right_fn()
+        return LogicalOr(left, right) if isinstance(right, Tensor) or \
+            current_trace() is not None else (left if left else right)
+    return left if left else right_fn()
+
+
+def while_(cond_fn, body_fn, loop_vars, names, where):
+    loop_vars = tuple(loop_vars)
+    while True:
+        c = cond_fn(*loop_vars)
+        if _tensor_mode(c):  # from here on the loop is graph control flow
+            return cf.while_loop(cond_fn, body_fn, loop_vars, names=names, where=where)
+        if not c:
+            return loop_vars
+        loop_vars = tuple(body_fn(*loop_vars))
+
+
+class TensorRange:
+    """``range(...)`` with a Tensor bound, under a trace: iterated by ``for_`` as a While."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+def range_(*args):
+    """``range`` for converted code: a ``TensorRange`` when a bound is a Tensor and a
+    trace is active (so the loop is not unrolled at the bound's captured value)."""
+    if any(isinstance(a, Tensor) for a in args) and current_trace() is not None:
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else \
+            (*args, 1) if len(args) == 2 else args
+        return TensorRange(start, stop, step)
+    return range(*[int(a) if isinstance(a, Tensor) else a for a in args])
+
+
+def for_(iterable, body_fn, loop_vars, names, where, break_index, targets):
+    """A converted ``for``: Python iteration over anything but a ``TensorRange``."""
+    loop_vars = tuple(loop_vars)
+    if isinstance(iterable, TensorRange):
+        start = iterable.start
+        init = tuple(start if isinstance(v, Undefined) and n in targets else v
+                     for n, v in zip(names, loop_vars))
+        return cf.for_range(start, iterable.stop, iterable.step, body_fn, init,
+                            names=names, where=where)
+    for item in iterable:
+        loop_vars = tuple(body_fn(item, *loop_vars))
+        if break_index >= 0:
+            flag = loop_vars[break_index]
+            if not isinstance(flag, Tensor) and flag:
+                break
+    return loop_vars
