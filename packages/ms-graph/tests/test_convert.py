@@ -265,3 +265,20 @@ def test_variable_defined_on_one_path():
     assert float(convert(one_branch_only)(T(1.0)).asnumpy()[0]) == 2.0
     with pytest.raises(GraphSyntaxError, match=r"'y' is assigned on only one path"):
         trace_and_run(convert(one_branch_only), (T(1.0),))
+
+
+class Base:
+    def step(self, x):
+        return x + 1.0
+
+
+class Derived(Base):
+    def step(self, x):
+        if x.sum() > 0:
+            x = super().step(x)
+        return x
+
+
+def test_zero_argument_super_inside_a_branch():
+    _same(convert(Derived().step)(T(1.0)), T(2.0))
+    _same(convert(Derived().step)(T(-1.0)), T(-1.0))

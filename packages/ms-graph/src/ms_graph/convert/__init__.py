@@ -16,7 +16,7 @@ import types
 
 from ms_graph.convert import runtime
 from ms_graph.convert.errors import GraphSyntaxError
-from ms_graph.convert.transform import RT, Context, convert_function
+from ms_graph.convert.transform import RT, Context, convert_function, explicit_super
 
 __all__ = ["convert", "GraphSyntaxError"]
 
@@ -50,6 +50,8 @@ def convert(fn):
                                body=[ast.Return(value=node.body)], decorator_list=[],
                                returns=None, type_params=[], lineno=node.lineno)
     node.decorator_list = []
+    if "__class__" in fn.__code__.co_freevars:
+        explicit_super(node)
     node = convert_function(node, ctx)
     freevars = fn.__code__.co_freevars
     factory = ast.FunctionDef(

@@ -338,6 +338,18 @@ def _ranges(expr):
     return expr
 
 
+def explicit_super(fn: ast.FunctionDef) -> None:
+    """``super()`` -> ``super(__class__, self)``: zero-argument super would take the first
+    argument of the local function a branch becomes, not the method's ``self``."""
+    params = fn.args.posonlyargs + fn.args.args
+    if not params:
+        return
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "super" \
+                and not n.args and not n.keywords:
+            n.args = [_name("__class__"), _name(params[0].arg)]
+
+
 def convert_function(fn: ast.FunctionDef, ctx: Context) -> ast.FunctionDef:
     """Run all passes on ``fn`` and (first) on the functions nested in it."""
     check(fn, ctx)
