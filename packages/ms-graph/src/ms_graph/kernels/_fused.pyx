@@ -105,10 +105,12 @@ cdef inline real _binary(int op, real x, real y) noexcept nogil:
         return x * y
     if op == OP_DIV:
         return x / y
-    if op == OP_MAX:  # NaN in either operand gives NaN, as numpy's maximum
-        return x if (x >= y or x != x) else y
+    # As numpy's maximum/minimum: NaN in either operand gives NaN, a tie (0.0 and -0.0)
+    # gives the second operand.
+    if op == OP_MAX:
+        return x if (x > y or x != x) else y
     if op == OP_MIN:
-        return x if (x <= y or x != x) else y
+        return x if (x < y or x != x) else y
     # OP_POW
     if real is float:
         return powf(x, y)
