@@ -8,8 +8,7 @@ under an active trace becomes ``control_flow.cond`` / ``while_loop`` / ``for_ran
 
 from __future__ import annotations
 
-from ms_graph import control_flow as cf
-from ms_graph.control_flow import Undefined, current_trace
+from ms_graph import control_flow as cf  # attributes read at call time: cf imports us
 from ms_tensor.tensor import Tensor
 
 __all__ = ["if_", "while_", "for_", "range_", "ifexp", "not_", "and_", "or_", "pick",
@@ -18,11 +17,11 @@ __all__ = ["if_", "while_", "for_", "range_", "ifexp", "not_", "and_", "or_", "p
 
 def pick(local_vars: dict, names: tuple) -> tuple:
     """The current values of ``names`` (``Undefined`` for those not assigned yet)."""
-    return tuple(local_vars[n] if n in local_vars else Undefined(n) for n in names)
+    return tuple(local_vars[n] if n in local_vars else cf.Undefined(n) for n in names)
 
 
 def _tensor_mode(x) -> bool:
-    return isinstance(x, Tensor) and current_trace() is not None
+    return isinstance(x, Tensor) and cf.current_trace() is not None
 
 
 def if_(test, true_fn, false_fn, operands, names, where):
@@ -52,7 +51,7 @@ def and_(left, right_fn):
 
         right = right_fn()
         return LogicalAnd(left, right) if isinstance(right, Tensor) or \
-            current_trace() is not None else (right if left else left)
+            cf.current_trace() is not None else (right if left else left)
     return right_fn() if left else left
 
 
@@ -63,7 +62,7 @@ def or_(left, right_fn):
 
         right = right_fn()
         return LogicalOr(left, right) if isinstance(right, Tensor) or \
-            current_trace() is not None else (left if left else right)
+            cf.current_trace() is not None else (left if left else right)
     return left if left else right_fn()
 
 
@@ -88,7 +87,7 @@ class TensorRange:
 def range_(*args):
     """``range`` for converted code: a ``TensorRange`` when a bound is a Tensor and a
     trace is active (so the loop is not unrolled at the bound's captured value)."""
-    if any(isinstance(a, Tensor) for a in args) and current_trace() is not None:
+    if any(isinstance(a, Tensor) for a in args) and cf.current_trace() is not None:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else \
             (*args, 1) if len(args) == 2 else args
         return TensorRange(start, stop, step)
@@ -100,7 +99,7 @@ def for_(iterable, body_fn, loop_vars, names, where, break_index, targets):
     loop_vars = tuple(loop_vars)
     if isinstance(iterable, TensorRange):
         start = iterable.start
-        init = tuple(start if isinstance(v, Undefined) and n in targets else v
+        init = tuple(start if isinstance(v, cf.Undefined) and n in targets else v
                      for n, v in zip(names, loop_vars))
         return cf.for_range(start, iterable.stop, iterable.step, body_fn, init,
                             names=names, where=where)
