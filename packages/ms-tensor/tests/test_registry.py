@@ -215,3 +215,12 @@ def test_registry_listing_shows_a_registered_plugin():
         "registry.main()\n"
     )
     assert "function zz_listed - zz-lister" in _run("-c", code)
+
+
+def test_in_order_keeps_registration_order():
+    reg = registry.Registry()
+    view = reg.view("p")
+    for name in ("zeta", "alpha", "mid"):
+        view.add_pass(name, lambda g: g)
+    assert [e.name for e in reg.in_order("pass")] == ["zeta", "alpha", "mid"]
+    assert [e.name for e in reg.entries("pass")] == ["alpha", "mid", "zeta"]

@@ -5,9 +5,10 @@ captures one call as an ``ir.Graph``; ``compile`` gives the runnable graph of on
 """
 
 from ms_graph import ir
+from ms_graph.convert.errors import GraphSyntaxError
 from ms_graph.executor import Executable
 from ms_graph.jit import compile, jit
 from ms_graph.trace import TraceError, trace
 
 __version__ = "0.1.0"
-__all__ = ["ir", "jit", "trace", "compile", "Executable", "TraceError"]
+__all__ = ["ir", "jit", "trace", "compile", "Executable", "TraceError", "GraphSyntaxError"]

@@ -32,7 +32,7 @@ def optimize(graph, name: str | None = None):
     dumper = None if directory is None else GraphDumper(directory, name or graph.name)
     if dumper is not None:
         dumper.dump(graph, "captured")
-    for entry in _registry.load().entries("pass"):
+    for entry in _registry.load().in_order("pass"):
         if entry.info.get("stage", "optimize") != "optimize":
             continue
         graph = entry.value(graph)

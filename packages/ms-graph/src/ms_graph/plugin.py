@@ -21,10 +21,5 @@ PASSES = (
 @hookimpl
 def ms_register_passes(registry):
     for name, module in PASSES:
-        try:
-            mod = importlib.import_module(f"ms_graph.passes.{module}")
-        except ModuleNotFoundError as e:
-            if e.name != f"ms_graph.passes.{module}" and e.name != "ms_graph.passes":
-                raise
-            continue  # that pass is not written yet
+        mod = importlib.import_module(f"ms_graph.passes.{module}")
         registry.add_pass(name, mod.run, stage="optimize")

@@ -69,6 +69,10 @@ class Registry:
         es = [e for e in self._entries.values() if kind is None or e.kind == kind]
         return sorted(es, key=lambda e: (e.kind, e.name, e.backend or ""))
 
+    def in_order(self, kind: str) -> list[Entry]:
+        """Entries of ``kind`` in registration order (graph passes run in this order)."""
+        return [e for e in self._entries.values() if e.kind == kind]
+
     def names(self, kind: str) -> list[str]:
         return sorted({e.name for e in self._entries.values() if e.kind == kind})
 
