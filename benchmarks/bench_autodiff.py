@@ -33,22 +33,31 @@ Usage: ``python benchmarks/bench_autodiff.py [--quick] [--case step|tape] [--pro
 from __future__ import annotations
 
 import os
+import statistics
+import sys
+import tempfile
+import time
 
-THREADS = 2
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = str(THREADS)
-os.environ.setdefault("GLOG_v", "3")
-START_ENV = dict(os.environ)  # before any framework adds its own variables
-
-import argparse  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-from _workers import Worker, mindspore_python, reply_channel, serve  # noqa: E402
-from bench_ops import EAGER_OPS, chain, digest, machine, num, timed  # noqa: E402
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import (
+    START_ENV,
+    THREADS,
+    Row,
+    arg_parser,
+    check_agreement,
+    digest,
+    load_line,
+    machine,
+    median_iqr,
+    num,
+    print_notes,
+    rounds_line,
+    run_rounds,
+    timed,
+)
+from _workers import mindspore_cpu, reply_channel, serve, worker_rows
+from bench_ops import EAGER_OPS, chain
 
 SIZES = (784, 512, 512, 10)
 BATCH = 64
@@ -82,14 +91,6 @@ def run_steps(step, n: int):
     for _ in range(n):
         loss = step()
     return loss
-
-
-class Row:
-    """One implementation of one case; ``note`` is printed under the table if it ran."""
-
-    def __init__(self, case, label, run, check, note=None):
-        self.case, self.label, self.run, self.check, self.note = case, label, run, check, note
-        self.samples: list[float] = []
 
 
 # --- numpy ----------------------------------------------------------------------------------
@@ -303,37 +304,17 @@ def torch_rows(data, notes):
 
 # --- MindSpore (worker) ---------------------------------------------------------------------
 def mindspore_rows(data_path, notes, workers):
-    python = mindspore_python()
-    if python is None:
-        notes.append("MindSpore skipped: set MS_PYTHON to an interpreter that has mindspore.")
-        return []
-    try:
-        worker = Worker(python, __file__, data_path, START_ENV)
-    except (OSError, RuntimeError) as e:
-        notes.append(f"MindSpore skipped: worker {python} did not start: {e}")
-        return []
-    workers.append(worker)
-    notes.append(f"MindSpore {worker.hello['version']} (worker: {python}), "
-                 f"{worker.hello['threads']}.")
-
-    def row(case, label):
-        return Row(case, label, lambda: worker.request({"cmd": "run", "case": case}),
-                   lambda: worker.request({"cmd": "check", "case": case}))
-
-    return [row("step", "MindSpore PyNative (nn.Dense, value_and_grad, nn.SGD)"),
-            row("tape", "MindSpore PyNative grad: forward + backward")]
+    return worker_rows(__file__, data_path, START_ENV, notes, workers,
+                       {"step": "MindSpore PyNative (nn.Dense, value_and_grad, nn.SGD)",
+                        "tape": "MindSpore PyNative grad: forward + backward"})
 
 
 def worker_main(data_path: str) -> int:
     """The MindSpore side: set up both cases, then answer the driver's requests."""
     reply = reply_channel()
-    import mindspore as ms
+    ms = mindspore_cpu(THREADS)
     from mindspore import Tensor, nn
 
-    ms.set_device("CPU")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    ms.device_context.cpu.op_tuning.threads_num(THREADS)
-    ms.runtime.dispatch_threads_num(THREADS)
     data = np.load(data_path)
 
     def make_model():
@@ -375,9 +356,7 @@ def worker_main(data_path: str) -> int:
 
     runs = {"step": run_step, "tape": lambda: timed(lambda: chain_grad(ex, eb).asnumpy())}
     checks = {"step": check_step, "tape": lambda: digest(chain_grad(ex, eb).asnumpy())}
-    hello = {"version": ms.__version__,
-             "threads": f"op threads_num({THREADS}), dispatch_threads_num({THREADS})"}
-    return serve(reply, hello, runs, checks)
+    return serve(reply, runs, checks, THREADS)
 
 
 # --- profile ----------------------------------------------------------------------------------
@@ -403,39 +382,9 @@ def profile(data) -> int:
 
 
 # --- driver -----------------------------------------------------------------------------------
-def check_agreement(rows, notes):
-    """Drop rows whose result differs from numpy's (a wrong answer has no speed)."""
-    kept = []
-    for case in dict.fromkeys(r.case for r in rows):
-        case_rows = [r for r in rows if r.case == case]
-        want = np.array(next(r for r in case_rows if r.label.startswith("numpy")).check())
-        for r in case_rows:
-            try:
-                got = np.array(r.check())
-            except Exception as e:  # one failing framework must not end the run
-                notes.append(f"{r.label} ({case}) skipped: {type(e).__name__}: {e}")
-                continue
-            if got.shape != want.shape or not np.allclose(got, want, rtol=1e-3, atol=1e-4):
-                notes.append(f"{r.label} ({case}) skipped: result differs from numpy's "
-                             f"(digest {got[:3]} vs {want[:3]})")
-                continue
-            kept.append(r)
-    return kept
-
-
 # OpenMP/OpenBLAS workers spin for a while after a multi-threaded kernel; on 2 cores they
 # would steal the next implementation's core, so every pool falls asleep first.
 SETTLE_S = {"step": 0.3, "tape": 0.0}
-
-
-def run_rounds(rows, case, rounds, warmup):
-    case_rows = [r for r in rows if r.case == case]
-    for i in range(warmup + rounds):
-        for r in case_rows:
-            time.sleep(SETTLE_S[case])
-            t = r.run()
-            if i >= warmup:
-                r.samples.append(t)
 
 
 def table(rows) -> str:
@@ -446,14 +395,13 @@ def table(rows) -> str:
         base = next((statistics.median(r.samples) for r in case_rows
                      if r.label.startswith("microspore")), None)
         for r in case_rows:
-            med = statistics.median(r.samples)
-            q = statistics.quantiles(r.samples, n=4) if len(r.samples) > 1 else [med] * 3
+            med, q1, q3 = median_iqr(r.samples)
             if case == "step":  # a higher rate is better: the IQR's ends swap
                 cell = f"{STEPS / med:.0f} steps/s"
-                spread = f"{STEPS / q[2]:.0f}-{STEPS / q[0]:.0f}"
+                spread = f"{STEPS / q3:.0f}-{STEPS / q1:.0f}"
             else:
                 us = 1e6 / EAGER_OPS
-                cell, spread = f"{num(med * us)} us/op", f"{num(q[0] * us)}-{num(q[2] * us)}"
+                cell, spread = f"{num(med * us)} us/op", f"{num(q1 * us)}-{num(q3 * us)}"
             ratio = f"{med / base:.2f}" if base else "n/a"
             lines.append(f"| {case} | {r.label} | {cell} | {spread} | {ratio} |")
     return "\n".join(lines)
@@ -478,13 +426,9 @@ def goals(rows) -> list[str]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="few rounds: a smoke run, not numbers")
-    p.add_argument("--case", choices=("step", "tape"), action="append",
-                   help="run only this case (repeatable); default both")
+    p = arg_parser(__doc__, ("step", "tape"))
     p.add_argument("--profile", action="store_true",
                    help="profile microspore's training step instead of comparing")
-    p.add_argument("--worker", metavar="DATA", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker_main(args.worker)
@@ -493,7 +437,7 @@ def main(argv=None) -> int:
                                                                 "tape": (31, 3)}
     load = os.getloadavg()
     notes: list[str] = []
-    workers: list[Worker] = []
+    workers: list = []
     with tempfile.TemporaryDirectory() as tmp:
         data_path = os.path.join(tmp, "inputs.npz")
         make_inputs(data_path)
@@ -504,12 +448,10 @@ def main(argv=None) -> int:
             torch = torch_rows(data, notes)  # first: its OpenMP runtime reads the environment
             rows = (microspore_rows(data, notes) + numpy_rows(data) + torch
                     + mindspore_rows(data_path, notes, workers))
-            rows = check_agreement([r for r in rows if r.case in cases], notes)
+            rows = check_agreement([r for r in rows if r.case in cases], notes, "numpy",
+                                   atol=1e-4)
             for case in cases:
-                rounds, warmup = plan[case]
-                print(f"running {case}: {rounds} rounds x {sum(r.case == case for r in rows)} "
-                      "implementations ...", file=sys.stderr, flush=True)
-                run_rounds(rows, case, rounds, warmup)
+                run_rounds(rows, case, *plan[case], SETTLE_S[case])
         finally:
             for w in workers:
                 w.close()
@@ -518,19 +460,13 @@ def main(argv=None) -> int:
     print(f"step: MLP {'-'.join(map(str, SIZES))}, ReLU, batch {BATCH}, float32, sparse softmax "
           f"cross-entropy (mean), SGD lr {LR}; one sample = {STEPS} steps. tape: {EAGER_OPS} "
           "ops (x = x + b; x = x * b) on float32[16], differentiated with respect to b. "
-          "Medians over " + ", ".join(f"{plan[c][0]} rounds ({c})" for c in cases)
-          + " after warm-up; implementations interleaved within each round."
-          + (" QUICK RUN: too few rounds for reliable numbers." if args.quick else "") + "\n")
+          + rounds_line(plan, cases, args.quick) + "\n")
     print(table(rows))
     print()
     print("- Last column: this median time divided by microspore's (the first microspore row "
           "of the case); below 1 means faster than microspore.")
-    print(f"- Load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}.")
-    notes += list(dict.fromkeys(r.note for r in rows if r.note and r.samples))
-    for n in notes:
-        print(f"- {n}")
-    for g in goals(rows):
-        print(f"- goal check: {g}")
+    print(f"- {load_line(load[0])}.")
+    print_notes(notes, rows, goals(rows))
     return 0
 
 

@@ -21,28 +21,22 @@ The 2 cores are shared by everything. Usage: ``python benchmarks/bench_data.py [
 
 from __future__ import annotations
 
+import argparse
 import os
+import platform
+import statistics
+import sys
+import tempfile
 
-THREADS = 2
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = str(THREADS)
-os.environ.setdefault("GLOG_v", "3")  # MindSpore: log errors only
-START_ENV = dict(os.environ)
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import START_ENV, THREADS, Row, print_notes, run_rounds, timed
+from _workers import reply_channel, serve, start_worker
 
 IMAGES, HW, OUT, BATCH = 20_000, 28, 32, 32
 RESCALE = (1.0 / 255.0, 0.0)
 RESCALE_NML = (1 / 0.3081, -1 * 0.1307 / 0.3081)
+CASE = "pipeline"  # the one case: the name the rows and the progress line carry
 
 
 def make_images() -> np.ndarray:
@@ -66,18 +60,6 @@ def drain(iterator) -> tuple[int, np.ndarray]:
     return rows, np.asarray(first)
 
 
-class Row:
-    def __init__(self, label, run, check, note=None):
-        self.label, self.run, self.check, self.note = label, run, check, note
-        self.samples: list[float] = []
-
-
-def timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
 # --- ms_data (and MindSpore, in the worker: the same code with another module) --------------
 def dataset_pipeline(ds, vision, transforms, float32, images, workers):
     ops = [vision.Resize((OUT, OUT), interpolation=vision.Inter.LINEAR),
@@ -99,7 +81,7 @@ def ms_data_rows(images) -> list[Row]:
         def first(p=pipe):
             return digest(drain(p.create_tuple_iterator(output_numpy=True, num_epochs=1))[1])
 
-        rows.append(Row(f"ms_data, {workers} worker{'s' * (workers > 1)}",
+        rows.append(Row(CASE, f"ms_data, {workers} worker{'s' * (workers > 1)}",
                         lambda p=pipe: timed(lambda: drain(
                             p.create_tuple_iterator(output_numpy=True, num_epochs=1))),
                         first))
@@ -147,7 +129,7 @@ def torch_rows(images, notes) -> list[Row]:
         def check(lo=loader):
             return digest(next(iter(lo)).numpy())
 
-        rows.append(Row(f"PyTorch DataLoader, {workers} workers", run, check))
+        rows.append(Row(CASE, f"PyTorch DataLoader, {workers} workers", run, check))
     return rows
 
 
@@ -177,76 +159,24 @@ def numpy_pass(images: np.ndarray) -> np.ndarray:
 
 
 def numpy_row(images) -> Row:
-    return Row("numpy, one vectorized pass", lambda: timed(lambda: numpy_pass(images)),
+    return Row(CASE, "numpy, one vectorized pass", lambda: timed(lambda: numpy_pass(images)),
                lambda: digest(numpy_pass(images)[:BATCH]),
                "numpy: no pipeline, no batches; the floor the work itself sets.")
 
 
 # --- MindSpore worker --------------------------------------------------------------------
-def mindspore_python() -> str | None:
-    path = os.environ.get("MS_PYTHON")
-    if path:
-        return path
-    default = "/tmp/msenv/bin/python"
-    return default if os.path.exists(default) else None
-
-
-class MindSporeWorker:
-    """Drives ``bench_data.py --worker`` in MindSpore's interpreter, one request per line."""
-
-    def __init__(self, python: str, data_path: str):
-        self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", data_path],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            env=START_ENV)
-        self.hello = self.request({"cmd": "hello"})
-
-    def request(self, msg: dict):
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            self.log.seek(0)
-            raise RuntimeError(f"MindSpore worker exited (rc={self.proc.wait()}):\n"
-                               f"{self.log.read()[-2000:]}")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise RuntimeError(f"MindSpore worker: {reply['error']}")
-        return reply["result"]
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-
-def mindspore_rows(data_path, notes, workers_out) -> list[Row]:
-    python = mindspore_python()
-    if python is None:
-        notes.append("MindSpore skipped: set MS_PYTHON to an interpreter that has mindspore.")
+def mindspore_rows(data_path, notes, workers) -> list[Row]:
+    worker = start_worker(__file__, data_path, START_ENV, notes, workers)
+    if worker is None:
         return []
-    try:
-        worker = MindSporeWorker(python, data_path)
-    except (OSError, RuntimeError) as e:
-        notes.append(f"MindSpore skipped: worker {python} did not start: {e}")
-        return []
-    workers_out.append(worker)
-    notes.append(f"MindSpore {worker.hello} (worker: {python}).")
-    return [Row(f"MindSpore, {w} worker{'s' * (w > 1)}",
-                lambda w=w: worker.request({"cmd": "run", "workers": w}),
-                lambda w=w: worker.request({"cmd": "check", "workers": w}))
-            for w in (1, 2)]
+    notes.append(worker.describe())
+    return [Row(CASE, f"MindSpore, {w} worker{'s' * (w > 1)}", lambda w=w: worker.run(w),
+                lambda w=w: worker.check(w)) for w in (1, 2)]
 
 
 def worker_main(data_path: str) -> int:
-    reply = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # MindSpore's own prints must not reach the reply pipe
+    """The MindSpore side: a pipeline per worker count, then answer the driver's requests."""
+    reply = reply_channel()
     import mindspore as ms
     import mindspore.dataset as ds
     from mindspore.dataset import transforms, vision
@@ -254,24 +184,12 @@ def worker_main(data_path: str) -> int:
     images = np.load(data_path)
     pipes = {w: dataset_pipeline(ds, vision, transforms, ms.float32, images, w) for w in (1, 2)}
 
-    def iterate(w):
-        return pipes[w].create_tuple_iterator(output_numpy=True, num_epochs=1)
+    def drain_pipe(w):
+        return drain(pipes[w].create_tuple_iterator(output_numpy=True, num_epochs=1))
 
-    for line in sys.stdin:
-        msg = json.loads(line)
-        try:
-            if msg["cmd"] == "hello":
-                result = ms.__version__
-            elif msg["cmd"] == "run":
-                w = msg["workers"]
-                result = timed(lambda: drain(iterate(w)))  # noqa: B023 -- called right here
-            else:
-                result = digest(drain(iterate(msg["workers"]))[1])
-        except Exception as e:  # noqa: BLE001 -- reported to the driver
-            result, msg = None, {"error": f"{type(e).__name__}: {e}"}
-        reply.write(json.dumps(msg if result is None else {"result": result}) + "\n")
-        reply.flush()
-    return 0
+    runs = {w: (lambda w=w: timed(lambda: drain_pipe(w))) for w in (1, 2)}
+    checks = {w: (lambda w=w: digest(drain_pipe(w)[1])) for w in (1, 2)}
+    return serve(reply, runs, checks)
 
 
 # --- driver ------------------------------------------------------------------------------
@@ -285,7 +203,7 @@ def main() -> int:
 
     images = make_images()
     notes: list[str] = []
-    workers: list[MindSporeWorker] = []
+    workers: list = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "images.npy")
         np.save(path, images)
@@ -298,10 +216,8 @@ def main() -> int:
                 if got.shape != reference.shape or not np.allclose(got, reference, rtol=1e-3,
                                                                    atol=1e-3):
                     notes.append(f"{row.label}: first batch differs: {got} vs {reference}")
-                row.run()  # warm-up: worker pools, caches
-            for _ in range(3 if args.quick else 7):
-                for row in rows:
-                    row.samples.append(row.run())
+            # One warm-up round first: worker pools, caches.
+            run_rounds(rows, CASE, 3 if args.quick else 7, warmup=1, settle_s=0.0)
         finally:
             for w in workers:
                 w.close()
@@ -313,8 +229,7 @@ def main() -> int:
     for row in rows:
         med = statistics.median(row.samples)
         print(f"{row.label:<34} {IMAGES / med:>10,.0f} {med * 1e3:>8.1f}")
-    for note in notes + [r.note for r in rows if r.note]:
-        print(f"- {note}")
+    print_notes(notes, rows)
     return 0
 
 

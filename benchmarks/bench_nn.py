@@ -27,25 +27,32 @@ Usage: ``python benchmarks/bench_nn.py [--quick] [--case mlp|lenet] [--memory] [
 
 from __future__ import annotations
 
+import argparse
 import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
 
-THREADS = 2
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = str(THREADS)
-os.environ.setdefault("GLOG_v", "3")
-START_ENV = dict(os.environ)  # before any framework adds its own variables
-
-import argparse  # noqa: E402
-import resource  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-from _workers import Worker, mindspore_python, reply_channel, serve  # noqa: E402
-from bench_ops import machine, timed  # noqa: E402
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import (
+    QUICK_NOTE,
+    START_ENV,
+    THREADS,
+    Row,
+    arg_parser,
+    check_agreement,
+    load_line,
+    machine,
+    median_iqr,
+    print_notes,
+    run_rounds,
+    timed,
+)
+from _workers import mindspore_cpu, mindspore_python, reply_channel, serve, start_worker
 
 MLP_SIZES = (784, 512, 512, 10)
 BATCH = {"mlp": 64, "lenet": 32}
@@ -162,12 +169,6 @@ def make_inputs(path: str) -> None:
     np.savez(path, **arrays)
 
 
-class Row:
-    def __init__(self, case, label, run, check):
-        self.case, self.label, self.run, self.check = case, label, run, check
-        self.samples: list[float] = []
-
-
 def local_rows(data, notes):
     import microspore as ms
 
@@ -205,38 +206,23 @@ def local_rows(data, notes):
 
 
 def mindspore_rows(data_path, notes, workers):
-    python = mindspore_python()
-    if python is None:
-        notes.append("MindSpore skipped: set MS_PYTHON to an interpreter that has mindspore.")
-        return []
     rows = []
     for mode, label in (("pynative", "MindSpore PyNative"), ("graph", "MindSpore GRAPH_MODE")):
-        try:
-            worker = Worker(python, __file__, data_path, {**START_ENV, "BENCH_MS_MODE": mode})
-        except (OSError, RuntimeError) as e:
-            notes.append(f"{label} skipped: worker {python} did not start: {e}")
+        worker = start_worker(__file__, data_path, {**START_ENV, "BENCH_MS_MODE": mode}, notes,
+                              workers, label)
+        if worker is None:
             continue
-        workers.append(worker)
         if mode == "pynative":
-            notes.append(f"MindSpore {worker.hello['version']} (worker: {python}), "
-                         f"{worker.hello['threads']}.")
-        for case in CASES:
-            rows.append(Row(case, label,
-                            lambda c=case, w=worker: w.request({"cmd": "run", "case": c}),
-                            lambda c=case, w=worker: w.request({"cmd": "check", "case": c})))
+            notes.append(worker.describe())
+        rows += [worker.row(case, label) for case in CASES]
     return rows
 
 
 def worker_main(data_path: str) -> int:
     """The MindSpore side (mode from ``BENCH_MS_MODE``): answer the driver's requests."""
     reply = reply_channel()
-    import mindspore as ms
-
-    ms.set_device("CPU")
-    mode = ms.GRAPH_MODE if os.environ.get("BENCH_MS_MODE") == "graph" else ms.PYNATIVE_MODE
-    ms.set_context(mode=mode)
-    ms.device_context.cpu.op_tuning.threads_num(THREADS)
-    ms.runtime.dispatch_threads_num(THREADS)
+    graph = os.environ.get("BENCH_MS_MODE") == "graph"
+    ms = mindspore_cpu(THREADS, "GRAPH_MODE" if graph else "PYNATIVE_MODE")
     data = dict(np.load(data_path))
     steps = {case: ms_step(ms, case, data)[0] for case in CASES}
 
@@ -248,10 +234,8 @@ def worker_main(data_path: str) -> int:
         fresh, _ = ms_step(ms, case, data)
         return [float(fresh().asnumpy()) for _ in range(CHECK_STEPS)]
 
-    hello = {"version": ms.__version__,
-             "threads": f"op threads_num({THREADS}), dispatch_threads_num({THREADS})"}
-    return serve(reply, hello, {c: (lambda c=c: run(c)) for c in CASES},
-                 {c: (lambda c=c: check(c)) for c in CASES})
+    return serve(reply, {c: (lambda c=c: run(c)) for c in CASES},
+                 {c: (lambda c=c: check(c)) for c in CASES}, THREADS)
 
 
 # --- memory and import time ------------------------------------------------------------------
@@ -269,11 +253,10 @@ def memory_main(framework: str, data_path: str) -> int:
     else:
         import importlib
 
-        ms = importlib.import_module(framework)
         if framework == "mindspore":
-            ms.set_device("CPU")
-            ms.device_context.cpu.op_tuning.threads_num(THREADS)
-            ms.runtime.dispatch_threads_num(THREADS)
+            ms = mindspore_cpu(THREADS, mode=None)
+        else:
+            ms = importlib.import_module(framework)
         step, _ = ms_step(ms, "mlp", data)
         for _ in range(MEMORY_STEPS):
             loss = step()
@@ -341,36 +324,6 @@ def import_table(notes, repeats=7) -> str:
 
 
 # --- driver ----------------------------------------------------------------------------------
-def check_agreement(rows, notes):
-    """Keep the rows whose three losses match microspore's (a wrong answer has no speed)."""
-    kept = []
-    for case in CASES:
-        case_rows = [r for r in rows if r.case == case]
-        want = np.array(case_rows[0].check())
-        for r in case_rows:
-            try:
-                got = np.array(r.check())
-            except Exception as e:  # one failing framework must not end the run
-                notes.append(f"{r.label} ({case}) skipped: {type(e).__name__}: {e}")
-                continue
-            if not np.allclose(got, want, rtol=1e-3, atol=1e-4):
-                notes.append(f"{r.label} ({case}) skipped: losses {got} differ from "
-                             f"microspore's {want}")
-                continue
-            kept.append(r)
-    return kept
-
-
-def run_rounds(rows, case, rounds, warmup):
-    case_rows = [r for r in rows if r.case == case]
-    for i in range(warmup + rounds):
-        for r in case_rows:
-            time.sleep(0.3)  # let the previous framework's thread pools fall asleep
-            t = r.run()
-            if i >= warmup:
-                r.samples.append(t)
-
-
 def step_table(rows) -> str:
     lines = ["| case | implementation | median | spread (IQR) | rate / PyTorch's |",
              "|---|---|---:|---:|---:|"]
@@ -379,23 +332,19 @@ def step_table(rows) -> str:
         torch_med = next((statistics.median(r.samples) for r in case_rows
                           if r.label == "PyTorch eager"), None)
         for r in case_rows:
-            med = statistics.median(r.samples)
-            q = statistics.quantiles(r.samples, n=4) if len(r.samples) > 1 else [med] * 3
+            med, q1, q3 = median_iqr(r.samples)
             n = STEPS[case]
             ratio = f"{torch_med / med:.2f}" if torch_med else "n/a"
             lines.append(f"| {case} | {r.label} | {n / med:.1f} steps/s | "
-                         f"{n / q[2]:.1f}-{n / q[0]:.1f} | {ratio} |")
+                         f"{n / q3:.1f}-{n / q1:.1f} | {ratio} |")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="few rounds: a smoke run, not numbers")
-    p.add_argument("--case", choices=CASES, action="append", help="only this step case")
+    p = arg_parser(__doc__, CASES, "only this step case")
     p.add_argument("--memory", action="store_true", help="peak memory of 200 MLP steps")
     p.add_argument("--imports", action="store_true", help="import times")
     p.add_argument("--all", action="store_true", help="steps, memory and imports")
-    p.add_argument("--worker", metavar="DATA", help=argparse.SUPPRESS)
     p.add_argument("--memory-worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -407,7 +356,7 @@ def main(argv=None) -> int:
     rounds, warmup = (3, 1) if args.quick else (15, 2)
     load = os.getloadavg()
     notes: list[str] = []
-    workers: list[Worker] = []
+    workers: list = []
     print(f"Machine: {machine()}.\n")
     with tempfile.TemporaryDirectory() as tmp:
         data_path = os.path.join(tmp, "inputs.npz")
@@ -416,27 +365,26 @@ def main(argv=None) -> int:
         if do_steps:
             try:
                 rows = local_rows(data, notes) + mindspore_rows(data_path, notes, workers)
-                rows = check_agreement([r for r in rows if r.case in cases], notes)
+                rows = check_agreement([r for r in rows if r.case in cases], notes,
+                                       "microspore", atol=1e-4, describe=lambda got, want:
+                                       f"losses {got} differ from microspore's {want}")
                 for case in cases:
-                    print(f"running {case}: {rounds} rounds x "
-                          f"{sum(r.case == case for r in rows)} implementations ...",
-                          file=sys.stderr, flush=True)
-                    run_rounds(rows, case, rounds, warmup)
+                    # 0.3 s: let the previous framework's thread pools fall asleep.
+                    run_rounds(rows, case, rounds, warmup, settle_s=0.3)
             finally:
                 for w in workers:
                     w.close()
             print(f"Training steps; one sample = {STEPS['mlp']} steps; medians over {rounds} "
                   "rounds after warm-up, implementations interleaved."
-                  + (" QUICK RUN: too few rounds for reliable numbers." if args.quick else "")
+                  + (QUICK_NOTE if args.quick else "")
                   + "\n")
             print(step_table(rows) + "\n")
         if args.memory or args.all:
             print(memory_table(data_path, notes) + "\n")
         if args.imports or args.all:
             print(import_table(notes) + "\n")
-    print(f"- Load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}.")
-    for n in dict.fromkeys(notes):
-        print(f"- {n}")
+    print(f"- {load_line(load[0])}.")
+    print_notes(notes, [])
     return 0
 
 

@@ -24,27 +24,30 @@ Usage: ``python benchmarks/bench_ops.py [--quick] [--case eager|conv]``.
 from __future__ import annotations
 
 import os
+import statistics
+import sys
+import tempfile
 
-THREADS = 2
-# Before numpy (OpenBLAS), torch or MindSpore start their thread pools.
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = str(THREADS)
-os.environ.setdefault("GLOG_v", "3")  # MindSpore: log errors only
-# The environment every framework starts from: importing one may set variables (ms_ops sets
-# OMP_WAIT_POLICY for its own OpenMP runtime) that must not reach the others.
-START_ENV = dict(os.environ)
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import (
+    START_ENV,
+    THREADS,
+    Row,
+    arg_parser,
+    check_agreement,
+    digest,
+    load_line,
+    machine,
+    median_iqr,
+    num,
+    print_notes,
+    rounds_line,
+    run_rounds,
+    timed,
+)
+from _workers import mindspore_cpu, reply_channel, serve, worker_rows
+from numpy.lib.stride_tricks import sliding_window_view
 
 PAIRS = 500                       # eager: 500 x (add, mul) = 1,000 ops
 EAGER_OPS = 2 * PAIRS
@@ -75,21 +78,6 @@ def chain(x, b):
     return x
 
 
-def timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
-def digest(*arrays) -> list:
-    """A few numbers that identify a result, to check all implementations agree."""
-    out = []
-    for a in arrays:
-        a = np.asarray(a, np.float64).ravel()
-        out += [float(np.linalg.norm(a)), *map(float, a[:4])]
-    return out
-
-
 def conv_numpy(x, w, dout):
     """im2col reference: the convolution as one matrix product, the backward as two."""
     n, c, h, wd = x.shape
@@ -110,14 +98,6 @@ def conv_numpy(x, w, dout):
 
 
 # --- implementations: each row is (case, label, run() -> seconds, check() -> digest) --------
-class Row:
-    """One implementation of one case; ``note`` is printed under the table if it ran."""
-
-    def __init__(self, case, label, run, check, note=None):
-        self.case, self.label, self.run, self.check, self.note = case, label, run, check, note
-        self.samples: list[float] = []
-
-
 def numpy_rows(data):
     x, b = data["eager_x"], data["eager_b"]
     cx, cw = data["conv_x"], data["conv_w"]
@@ -217,80 +197,18 @@ def torch_rows(data, notes):
 
 
 # --- MindSpore: a worker process in MindSpore's interpreter ---------------------------------
-def mindspore_python() -> str | None:
-    path = os.environ.get("MS_PYTHON")
-    if path:
-        return path
-    default = "/tmp/msenv/bin/python"
-    return default if os.path.exists(default) else None
-
-
-class MindSporeWorker:
-    """Drives ``bench_ops.py --worker`` in MindSpore's interpreter, one request per line."""
-
-    def __init__(self, python: str, data_path: str):
-        self.log = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", data_path],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            env=START_ENV,
-        )
-        self.hello = self.request({"cmd": "hello"})
-
-    def request(self, msg: dict):
-        self.proc.stdin.write(json.dumps(msg) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            self.log.seek(0)
-            tail = self.log.read()[-2000:]
-            raise RuntimeError(f"MindSpore worker exited (rc={self.proc.wait()}):\n{tail}")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise RuntimeError(f"MindSpore worker: {reply['error']}")
-        return reply["result"]
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
-        self.log.close()
-
-
 def mindspore_rows(data_path, notes, workers):
-    python = mindspore_python()
-    if python is None:
-        notes.append("MindSpore skipped: set MS_PYTHON to an interpreter that has mindspore.")
-        return []
-    try:
-        worker = MindSporeWorker(python, data_path)
-    except (OSError, RuntimeError) as e:
-        notes.append(f"MindSpore skipped: worker {python} did not start: {e}")
-        return []
-    workers.append(worker)
-    notes.append(f"MindSpore {worker.hello['version']} (worker: {python}), "
-                 f"{worker.hello['threads']}.")
-
-    def row(case, label):
-        return Row(case, label, lambda: worker.request({"cmd": "run", "case": case}),
-                   lambda: worker.request({"cmd": "check", "case": case}))
-
-    return [row("eager", "MindSpore PyNative"),
-            row("conv", "MindSpore PyNative (value_and_grad)")]
+    return worker_rows(__file__, data_path, START_ENV, notes, workers,
+                       {"eager": "MindSpore PyNative",
+                        "conv": "MindSpore PyNative (value_and_grad)"})
 
 
 def worker_main(data_path: str) -> int:
-    """The MindSpore side: set up both cases, then answer requests from stdin."""
-    # Stray prints (MindSpore's own, C-level included) must not corrupt the reply pipe.
-    reply = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    import mindspore as ms
+    """The MindSpore side: set up both cases, then answer the driver's requests."""
+    reply = reply_channel()
+    ms = mindspore_cpu(THREADS)
     from mindspore import Tensor, ops
 
-    ms.set_device("CPU")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    ms.device_context.cpu.op_tuning.threads_num(THREADS)
-    ms.runtime.dispatch_threads_num(THREADS)
     data = np.load(data_path)
     x, b = Tensor(data["eager_x"]), Tensor(data["eager_b"])
     conv = ops.Conv2D(CONV_O, CONV_K, pad_mode="pad", pad=1)
@@ -305,67 +223,15 @@ def worker_main(data_path: str) -> int:
         y, (dx, dw) = grad(cx, cw)
         return y.asnumpy(), dx.asnumpy(), dw.asnumpy()
 
-    cases = {"eager": eager, "conv": fwd_bwd}
-    for line in sys.stdin:
-        msg = json.loads(line)
-        try:
-            if msg["cmd"] == "hello":
-                result = {"version": ms.__version__,
-                          "threads": f"op threads_num({THREADS}), "
-                                     f"dispatch_threads_num({THREADS})"}
-            elif msg["cmd"] == "run":
-                result = timed(cases[msg["case"]])
-            else:
-                out = cases[msg["case"]]()
-                result = digest(*out) if isinstance(out, tuple) else digest(out)
-            reply.write(json.dumps({"result": result}) + "\n")
-        except Exception as e:  # report, keep serving: the driver decides what to skip
-            reply.write(json.dumps({"error": f"{type(e).__name__}: {e}"}) + "\n")
-        reply.flush()
-    return 0
+    runs = {"eager": lambda: timed(eager), "conv": lambda: timed(fwd_bwd)}
+    checks = {"eager": lambda: digest(eager()), "conv": lambda: digest(*fwd_bwd())}
+    return serve(reply, runs, checks, THREADS)
 
 
 # --- driver -----------------------------------------------------------------------------------
-def check_agreement(rows, notes):
-    """Drop rows whose result differs from the numpy one (a wrong answer has no speed)."""
-    kept = []
-    for case in dict.fromkeys(r.case for r in rows):
-        case_rows = [r for r in rows if r.case == case]
-        ref = next(r for r in case_rows if r.label.startswith("numpy"))
-        want = np.array(ref.check())
-        for r in case_rows:
-            try:
-                got = np.array(r.check())
-            except Exception as e:  # one failing framework must not end the run
-                notes.append(f"{r.label} ({case}) skipped: {type(e).__name__}: {e}")
-                continue
-            if got.shape != want.shape or not np.allclose(got, want, rtol=1e-3, atol=1e-3):
-                notes.append(f"{r.label} ({case}) skipped: result differs from numpy's "
-                             f"(digest {got[:3]} vs {want[:3]})")
-                continue
-            kept.append(r)
-    return kept
-
-
 # After a multi-threaded kernel, OpenMP and OpenBLAS worker threads spin for up to
-# ~0.2 s waiting for more work; on 2 cores they would steal the next implementation's
-# core. A pause before each conv sample lets every pool fall asleep first.
+# ~0.2 s waiting for more work; a pause before each conv sample lets every pool fall asleep.
 SETTLE_S = {"eager": 0.0, "conv": 0.3}
-
-
-def run_rounds(rows, case, rounds, warmup):
-    case_rows = [r for r in rows if r.case == case]
-    for i in range(warmup + rounds):
-        for r in case_rows:
-            time.sleep(SETTLE_S[case])
-            t = r.run()
-            if i >= warmup:
-                r.samples.append(t)
-
-
-def num(v: float) -> str:
-    """Three significant digits, without exponents."""
-    return f"{v:.0f}" if v >= 100 else f"{v:.3g}"
 
 
 def table(rows) -> str:
@@ -376,12 +242,11 @@ def table(rows) -> str:
         base = next((statistics.median(r.samples) for r in case_rows
                      if r.label.startswith("microspore")), None)
         for r in case_rows:
-            med = statistics.median(r.samples)
-            q = statistics.quantiles(r.samples, n=4) if len(r.samples) > 1 else [med] * 3
+            med, q1, q3 = median_iqr(r.samples)
             gflops = f"{CONV_FLOP / med / 1e9:.1f}" if case == "conv" else ""
             ratio = f"{med / base:.2f}" if base else "n/a"
             lines.append(f"| {case} | {r.label} | {num(med * scale)} {unit} | "
-                         f"{num(q[0] * scale)}-{num(q[2] * scale)} | {gflops} | {ratio} |")
+                         f"{num(q1 * scale)}-{num(q3 * scale)} | {gflops} | {ratio} |")
         if case == "conv" and case_rows and \
                 not any(r.label.startswith("microspore") for r in case_rows):
             lines.append("| conv | microspore (Conv2D + its bprop) | pending | | | |")
@@ -410,24 +275,8 @@ def goals(rows) -> list[str]:
     return out
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f
-                       if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return (f"{cpu}, {os.cpu_count()} logical CPUs, {THREADS} threads per framework; "
-            f"Python {platform.python_version()}, numpy {np.__version__}")
-
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="few rounds: a smoke run, not numbers")
-    p.add_argument("--case", choices=("eager", "conv"), action="append",
-                   help="run only this case (repeatable); default both")
-    p.add_argument("--worker", metavar="DATA", help=argparse.SUPPRESS)
+    p = arg_parser(__doc__, ("eager", "conv"))
     args = p.parse_args(argv)
     if args.worker:
         return worker_main(args.worker)
@@ -437,7 +286,7 @@ def main(argv=None) -> int:
 
     load = os.getloadavg()
     notes: list[str] = []
-    workers: list[MindSporeWorker] = []
+    workers: list = []
     with tempfile.TemporaryDirectory() as tmp:
         data_path = os.path.join(tmp, "inputs.npz")
         make_inputs(data_path)
@@ -447,12 +296,10 @@ def main(argv=None) -> int:
             torch = torch_rows(data, notes)
             rows = (microspore_rows(data, notes) + numpy_rows(data) + torch
                     + mindspore_rows(data_path, notes, workers))
-            rows = check_agreement([r for r in rows if r.case in cases], notes)
+            rows = check_agreement([r for r in rows if r.case in cases], notes, "numpy",
+                                   atol=1e-3)
             for case in cases:
-                rounds, warmup = plan[case]
-                print(f"running {case}: {rounds} rounds x {sum(r.case == case for r in rows)} "
-                      "implementations ...", file=sys.stderr, flush=True)
-                run_rounds(rows, case, rounds, warmup)
+                run_rounds(rows, case, *plan[case], SETTLE_S[case])
         finally:
             for w in workers:
                 w.close()
@@ -461,21 +308,13 @@ def main(argv=None) -> int:
     print(f"eager: {EAGER_OPS} ops (x = x + b; x = x * b) on float32[16], one sample = one "
           f"chain; conv: N={CONV_N}, {CONV_C}->{CONV_O} channels, {CONV_HW}x{CONV_HW}, "
           f"{CONV_K}x{CONV_K}, pad 1, float32, forward + backward with a ones dout "
-          f"({CONV_FLOP / 1e9:.3f} GFLOP). Medians over "
-          + ", ".join(f"{plan[c][0]} rounds ({c})" for c in cases)
-          + " after warm-up; implementations interleaved within each round."
-          + (" QUICK RUN: too few rounds for reliable numbers." if args.quick else "") + "\n")
+          f"({CONV_FLOP / 1e9:.3f} GFLOP). " + rounds_line(plan, cases, args.quick) + "\n")
     print(table(rows))
     print()
     print("- Last column: this median divided by microspore's (recording off for eager); "
           "below 1 means faster than microspore.")
-    print(f"- Load average (1 min) before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f} "
-          f"(a busy machine widens the spreads).")
-    notes += list(dict.fromkeys(r.note for r in rows if r.note and r.samples))
-    for n in notes:
-        print(f"- {n}")
-    for g in goals(rows):
-        print(f"- goal check: {g}")
+    print(f"- {load_line(load[0])} (a busy machine widens the spreads).")
+    print_notes(notes, rows, goals(rows))
     return 0
 
 
