@@ -38,10 +38,12 @@ def arg_parser(doc: str, cases, case_help: str = "run only this case (repeatable
     return p
 
 
-def timed(fn) -> float:
+def timed(fn, reps: int = 1) -> float:
+    """Seconds per call of ``fn``, over ``reps`` calls back to back."""
     t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+    for _ in range(reps):
+        fn()
+    return (time.perf_counter() - t0) / reps
 
 
 def digest(*arrays) -> list:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,19 +31,25 @@ def mindspore_python() -> str | None:
 class Worker:
     """Drives ``python script --worker data_path`` with environment ``env``."""
 
-    def __init__(self, python: str, script: str, data_path: str, env: dict):
+    def __init__(self, python: str, script: str, data_path: str, env: dict,
+                 flag: str = "--worker"):
         self.python = python
         self.log = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [python, os.path.abspath(script), "--worker", data_path],
+            [python, os.path.abspath(script), flag, data_path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True, env=env,
         )
         self.hello = self.request({"cmd": "hello"})
 
     def request(self, msg: dict):
+        # Between requests the worker is stopped (SIGSTOP): MindSpore's runtime threads keep
+        # polling while idle, which would steal a core from whatever runs next.
+        self.proc.send_signal(signal.SIGCONT)
         self.proc.stdin.write(json.dumps(msg) + "\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
+        if line and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGSTOP)
         if not line:
             self.log.seek(0)
             tail = self.log.read()[-2000:]
@@ -71,6 +78,7 @@ class Worker:
 
     def close(self):
         if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
             self.proc.stdin.close()
             try:
                 self.proc.wait(timeout=30)
@@ -128,15 +136,18 @@ def reply_channel():
     return reply
 
 
-def serve(reply, runs: dict, checks: dict, threads: int | None = None) -> int:
+def serve(reply, runs: dict, checks: dict, threads: int | None = None,
+          hello: dict | None = None) -> int:
     """Answer requests from stdin: ``runs[case]()`` gives seconds, ``checks[case]()`` a
-    digest, "hello" MindSpore's version and the ``threads`` it was given. An error is
-    reported and serving goes on: the driver decides what to skip."""
-    import mindspore
+    digest, "hello" MindSpore's version and the ``threads`` it was given (or ``hello``, for a
+    worker of another framework). An error is reported and serving goes on: the driver
+    decides what to skip."""
+    if hello is None:
+        import mindspore
 
-    hello = {"version": mindspore.__version__}
-    if threads is not None:
-        hello["threads"] = f"op threads_num({threads}), dispatch_threads_num({threads})"
+        hello = {"version": mindspore.__version__}
+        if threads is not None:
+            hello["threads"] = f"op threads_num({threads}), dispatch_threads_num({threads})"
     for line in sys.stdin:
         msg = json.loads(line)
         try:

@@ -23,6 +23,7 @@ Usage: ``python benchmarks/bench_ops.py [--quick] [--case eager|conv]``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -46,7 +47,7 @@ from _common import (
     run_rounds,
     timed,
 )
-from _workers import mindspore_cpu, reply_channel, serve, worker_rows
+from _workers import Worker, mindspore_cpu, reply_channel, serve, worker_rows
 from numpy.lib.stride_tricks import sliding_window_view
 
 PAIRS = 500                       # eager: 500 x (add, mul) = 1,000 ops
@@ -56,6 +57,9 @@ CONV_N, CONV_C, CONV_O, CONV_HW, CONV_K = 32, 16, 32, 32, 3
 # (input gradient and weight gradient) costs the same again twice.
 CONV_FWD_FLOP = 2 * CONV_N * CONV_O * CONV_HW * CONV_HW * CONV_C * CONV_K * CONV_K
 CONV_FLOP = 3 * CONV_FWD_FLOP
+# A conv sample is the mean of this many calls back to back: after the pause that lets the
+# previous framework's threads sleep, a single call would mostly time waking up.
+CONV_REPS = 5
 
 
 # --- inputs and the operations being timed, shared by every framework -----------------------
@@ -105,7 +109,8 @@ def numpy_rows(data):
     return [
         Row("eager", "numpy (bare ndarray)", lambda: timed(lambda: chain(x, b)),
             lambda: digest(chain(x, b))),
-        Row("conv", "numpy im2col reference", lambda: timed(lambda: conv_numpy(cx, cw, dout)),
+        Row("conv", "numpy im2col reference",
+            lambda: timed(lambda: conv_numpy(cx, cw, dout), CONV_REPS),
             lambda: digest(*conv_numpy(cx, cw, dout))),
     ]
 
@@ -158,22 +163,48 @@ def microspore_rows(data, notes):
         return y, dx, dw
 
     kernel = reg.kernel("Conv2D", "CPU")
-    rows.append(Row("conv", "microspore (Conv2D + its bprop)", lambda: timed(fwd_bwd),
+    rows.append(Row("conv", "microspore (Conv2D + its bprop)", lambda: timed(fwd_bwd, CONV_REPS),
                     lambda: digest(*(t.asnumpy() for t in fwd_bwd())),
                     note=f"microspore Conv2D CPU kernel: "
                          f"`{kernel.__module__}.{kernel.__qualname__}`."))
     return rows
 
 
-def torch_rows(data, notes):
+# --- PyTorch: a worker process of this interpreter -------------------------------------------
+# PyTorch ships its own libgomp.so.1, which would then serve every OpenMP library in the
+# process (ms-ops' kernels included) with PyTorch's spinning wait policy; each framework
+# therefore runs in its own process, and an idle worker is stopped (see _workers.Worker).
+_TORCH_CASES = {"eager_nograd": ("eager", "PyTorch, requires_grad=False"),
+                "eager_grad": ("eager", "PyTorch, requires_grad=True"),
+                "conv": ("conv", "PyTorch (conv2d + autograd.grad)")}
+
+
+def torch_rows(data_path, notes, workers):
+    try:
+        worker = Worker(sys.executable, __file__, data_path, START_ENV, flag="--torch-worker")
+    except (OSError, RuntimeError) as e:
+        notes.append(f"PyTorch skipped: {e}")
+        return []
+    workers.append(worker)
+    if "skipped" in worker.hello:
+        notes.append(worker.hello["skipped"])
+        return []
+    notes.append(f"PyTorch {worker.hello['version']} (own process), "
+                 f"torch.set_num_threads({THREADS}).")
+    return [Row(case, label, lambda k=key: worker.run(k), lambda k=key: worker.check(k))
+            for key, (case, label) in _TORCH_CASES.items()]
+
+
+def torch_worker_main(data_path: str) -> int:
+    """The PyTorch side: set up every case, then answer the driver's requests."""
+    reply = reply_channel()
     try:
         import torch
     except ImportError:
-        notes.append("PyTorch skipped: not installed in this interpreter "
-                     "(`pip install torch==2.13.0`).")
-        return []
+        return serve(reply, {}, {}, hello={"skipped": "PyTorch skipped: not installed in this "
+                                                      "interpreter (`pip install torch==2.13.0`)."})
     torch.set_num_threads(THREADS)
-    notes.append(f"PyTorch {torch.__version__}, torch.set_num_threads({THREADS}).")
+    data = np.load(data_path)
     x = torch.from_numpy(data["eager_x"].copy())
     b = torch.from_numpy(data["eager_b"].copy())
     bg = b.clone().requires_grad_(True)
@@ -186,14 +217,13 @@ def torch_rows(data, notes):
         dx, dw = torch.autograd.grad(y, (cx, cw), dout)
         return y, dx, dw
 
-    return [
-        Row("eager", "PyTorch, requires_grad=False", lambda: timed(lambda: chain(x, b)),
-            lambda: digest(chain(x, b).numpy())),
-        Row("eager", "PyTorch, requires_grad=True", lambda: timed(lambda: chain(x, bg)),
-            lambda: digest(chain(x, bg).detach().numpy())),
-        Row("conv", "PyTorch (conv2d + autograd.grad)", lambda: timed(fwd_bwd),
-            lambda: digest(*(t.detach().numpy() for t in fwd_bwd()))),
-    ]
+    runs = {"eager_nograd": lambda: timed(lambda: chain(x, b)),
+            "eager_grad": lambda: timed(lambda: chain(x, bg)),
+            "conv": lambda: timed(fwd_bwd, CONV_REPS)}
+    checks = {"eager_nograd": lambda: digest(chain(x, b).numpy()),
+              "eager_grad": lambda: digest(chain(x, bg).detach().numpy()),
+              "conv": lambda: digest(*(t.detach().numpy() for t in fwd_bwd()))}
+    return serve(reply, runs, checks, hello={"version": torch.__version__})
 
 
 # --- MindSpore: a worker process in MindSpore's interpreter ---------------------------------
@@ -223,15 +253,17 @@ def worker_main(data_path: str) -> int:
         y, (dx, dw) = grad(cx, cw)
         return y.asnumpy(), dx.asnumpy(), dw.asnumpy()
 
-    runs = {"eager": lambda: timed(eager), "conv": lambda: timed(fwd_bwd)}
+    runs = {"eager": lambda: timed(eager), "conv": lambda: timed(fwd_bwd, CONV_REPS)}
     checks = {"eager": lambda: digest(eager()), "conv": lambda: digest(*fwd_bwd())}
     return serve(reply, runs, checks, THREADS)
 
 
 # --- driver -----------------------------------------------------------------------------------
-# After a multi-threaded kernel, OpenMP and OpenBLAS worker threads spin for up to
-# ~0.2 s waiting for more work; a pause before each conv sample lets every pool fall asleep.
-SETTLE_S = {"eager": 0.0, "conv": 0.3}
+# No pause between conv samples: on this VM an idle pause leaves the next several calls
+# ~2x slower (clocks ramp back up), which would time waking up, not convolution. Idle
+# workers are stopped instead (see _workers.Worker) and the order above keeps spinning
+# OpenBLAS threads away from the frameworks that would feel them.
+SETTLE_S = {"eager": 0.0, "conv": 0.0}
 
 
 def table(rows) -> str:
@@ -277,9 +309,12 @@ def goals(rows) -> list[str]:
 
 def main(argv=None) -> int:
     p = arg_parser(__doc__, ("eager", "conv"))
+    p.add_argument("--torch-worker", metavar="DATA", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker_main(args.worker)
+    if args.torch_worker:
+        return torch_worker_main(args.torch_worker)
     cases = args.case or ["eager", "conv"]
     plan = {"eager": (5, 1), "conv": (3, 1)} if args.quick else {"eager": (41, 3),
                                                                   "conv": (15, 2)}
@@ -292,10 +327,10 @@ def main(argv=None) -> int:
         make_inputs(data_path)
         data = dict(np.load(data_path))
         try:
-            # PyTorch first: its OpenMP runtime reads the environment when it loads.
-            torch = torch_rows(data, notes)
-            rows = (microspore_rows(data, notes) + numpy_rows(data) + torch
-                    + mindspore_rows(data_path, notes, workers))
+            # numpy's OpenBLAS threads spin after each sample: MindSpore, whose second-long
+            # conv cannot feel it, runs next, so no framework has to pause and start cold.
+            rows = (microspore_rows(data, notes) + torch_rows(data_path, notes, workers)
+                    + numpy_rows(data) + mindspore_rows(data_path, notes, workers))
             rows = check_agreement([r for r in rows if r.case in cases], notes, "numpy",
                                    atol=1e-3)
             for case in cases:
