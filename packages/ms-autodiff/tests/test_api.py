@@ -270,3 +270,14 @@ def test_vjp_cotangent_of_wrong_shape(xy):
 def test_jvp_tangent_count(xy):
     with pytest.raises(ValueError, match="2 tangents for 1 inputs"):
         ad.jvp(lambda a: a, xy[0], (f32(1, 1), f32(1, 1)))
+
+
+def test_vjp_with_weights_returns_input_and_weight_gradients_like_mindspore():
+    # MindSpore 2.10: ((dx,), (dw,)) = ((w,), (x,)) for x * w with a ones cotangent
+    w = Parameter(Tensor(np.array([2.0, 3.0], np.float32)), name="w")
+    x = Tensor(np.array([1.0, 4.0], np.float32))
+    out, fn = ad.vjp(lambda a: a * w, x, weights=[w])
+    (dx,), (dw,) = fn(Tensor(np.ones(2, np.float32)))
+    np.testing.assert_allclose(out.asnumpy(), [2.0, 12.0])
+    np.testing.assert_allclose(dx.asnumpy(), [2.0, 3.0])
+    np.testing.assert_allclose(dw.asnumpy(), [1.0, 4.0])

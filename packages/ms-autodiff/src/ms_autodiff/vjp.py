@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ms_autodiff.api import _finish, _fresh_input, _outputs
+from ms_autodiff.api import _finish, _fresh_input, _outputs, _weights
 from ms_autodiff.tape import Tape
 from ms_ops.defs import array_create
 from ms_tensor.tensor import Tensor
@@ -12,16 +12,15 @@ __all__ = ["vjp", "jvp"]
 
 def vjp(fn, *inputs, weights=None, has_aux=False):
     """``(outputs, vjp_fn)`` (and ``aux`` with ``has_aux``); ``vjp_fn(v)`` returns the
-    tuple of ``v``-weighted gradients for each input. ``vjp_fn`` may be called many times."""
-    if weights is not None:
-        raise NotImplementedError("vjp: weights are not supported; differentiate them with "
-                                  "grad(..., weights=...)")
+    tuple of ``v``-weighted gradients for each input — with ``weights``, the pair
+    ``(input gradients, weight gradients)``. ``vjp_fn`` may be called many times."""
+    ws, _ = _weights(weights, "vjp")
     for i, a in enumerate(inputs):
         if not isinstance(a, Tensor):
             raise TypeError(f"vjp: input {i} must be a Tensor, got {type(a).__name__}")
     fresh = [_fresh_input(a) for a in inputs]
     with Tape(retain=True) as tape:
-        leaves = [tape.watch(a) for a in fresh]
+        leaves = [tape.watch(a) for a in fresh] + [tape.watch(w) for w in ws]
         value = fn(*fresh)
         outs, aux = _outputs(value, has_aux, "vjp")
         roots = [tape.entry(o) for o in outs]
@@ -35,7 +34,10 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
                 raise ValueError(f"vjp: each cotangent must be a Tensor of its output's shape "
                                  f"{o.shape}, got {getattr(c, 'shape', type(c).__name__)}")
         raw = tape.backward(roots, list(cot), leaves)
-        return tuple(_finish(g, a) for g, a in zip(raw, inputs))
+        grads = tuple(_finish(g, a) for g, a in zip(raw, list(inputs) + ws))
+        if weights is None:
+            return grads
+        return grads[: len(inputs)], grads[len(inputs):]
 
     out = value[0] if has_aux else value
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
