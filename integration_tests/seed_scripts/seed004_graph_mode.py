@@ -2,7 +2,7 @@
 same code): the Network with the context set to GRAPH_MODE.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). GRAPH_MODE and ``ms.jit`` run eagerly until ms-graph exists.
+here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Seed 004_2c200ab475df3945.txt, sample [5]: ``@ms.jit`` on the Network's ``construct``.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). GRAPH_MODE and ``ms.jit`` run eagerly until ms-graph exists.
+here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
 """
 
 import numpy as np

@@ -2,7 +2,7 @@
 that builds and runs the Network.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). GRAPH_MODE and ``ms.jit`` run eagerly until ms-graph exists.
+here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
 """
 
 import numpy as np

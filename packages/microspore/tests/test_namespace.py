@@ -97,15 +97,15 @@ def test_grad_through_the_namespace():
     np.testing.assert_allclose(g.asnumpy(), [2.0, -4.0])
 
 
-def test_jit_runs_eagerly_in_every_form():
-    calls = []
+def test_jit_compiles_through_ms_graph_in_every_form():
+    captured = []
 
     @ms.jit
     def f(x):
-        calls.append(x)
+        captured.append(x)  # runs while the graph is captured, not on cached calls
         return x + 1
 
-    @ms.jit(capture_mode="ast")
+    @ms.jit(capture_mode="trace")
     def g(x):
         return x * 2
 
@@ -114,8 +114,13 @@ def test_jit_runs_eagerly_in_every_form():
         def construct(self, x):
             return x - 1
 
-    assert f(1) == 2 and calls == [1] and f.__name__ == "f"
-    assert g(3) == 6 and ms.jit(lambda x: x)(5) == 5
+    x = ms.Tensor(np.array([1.0, 2.0]), ms.float32)
+    assert f(x).asnumpy().tolist() == [2.0, 3.0] and f.__name__ == "f"
+    assert f(x * 3).asnumpy().tolist() == [4.0, 7.0]
+    assert len(captured) == 1 and (f.misses, f.hits) == (1, 1)
+    assert g(x).asnumpy().tolist() == [2.0, 4.0]
     assert Net()(ms.Tensor(np.array([3.0]), ms.float32)).asnumpy().tolist() == [2.0]
     with pytest.raises(TypeError, match="jit: expected a function"):
         ms.jit(3)
+    with pytest.raises(ValueError, match="capture_mode must be one of"):
+        ms.jit(capture_mode="bytecode")

@@ -55,7 +55,7 @@ _NAMES = {
     # functional differentiation (ms-autodiff)
     "grad": "ms_autodiff", "value_and_grad": "ms_autodiff", "vjp": "ms_autodiff",
     "jvp": "ms_autodiff",
-    # graph compilation: eager until ms-graph exists (see microspore._jit)
+    # graph compilation by ms-graph (see microspore._jit)
     "jit": "microspore._jit",
     # training (ms-nn), as MindSpore's top level re-exports mindspore.train
     **dict.fromkeys((

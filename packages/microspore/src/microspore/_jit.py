@@ -1,41 +1,36 @@
-"""``ms.jit``: MindSpore's decorator for graph compilation, for now running eagerly.
+"""``ms.jit``: MindSpore's decorator for graph compilation, backed by ms-graph.
 
-microspore has no graph compiler yet (ms-graph is the next issue). Until it lands,
-``@ms.jit`` keeps MindSpore's calling conventions (bare decorator, decorator with options,
-function transform, ``construct`` methods) and runs the function as it is, in PyNative
-mode: results are the same as without it, and nothing is compiled or sped up.
+``@ms.jit``, ``@ms.jit(capture_mode="ast")`` and ``ms.jit(fn)`` compile the function (or a
+Cell's ``construct``) per input signature with ``ms_graph.jit``: the source is converted
+(control flow on tensors becomes graph control flow), captured, optimized by the
+registered passes and run by ms-graph's executor.
 """
 
 from __future__ import annotations
 
-import functools
-
 __all__ = ["jit"]
 
+_CAPTURE_MODES = ("ast", "trace")
 
-def jit(function=None, **options):
-    """Mark ``function`` for graph compilation; today it runs eagerly, uncompiled.
 
-    Accepts MindSpore's forms ``@jit``, ``@jit(capture_mode="ast", ...)`` and
-    ``jit(fn)``. The options are accepted and ignored, because there is no compiler to
-    pass them to yet.
+def jit(function=None, capture_mode: str = "ast", **options):
+    """Compile ``function`` into a graph (MindSpore's ``mindspore.jit``).
+
+    MindSpore's other options (``jit_level``, ``dynamic``, ``fullgraph``, ...) are accepted
+    for compatibility and have no effect.
 
     >>> @jit
     ... def double(x):
     ...     return x * 2
-    >>> double(3)
-    6
     """
-    del options  # no compiler yet; see the module docstring
+    if capture_mode not in _CAPTURE_MODES:
+        raise ValueError(f"jit: capture_mode must be one of {_CAPTURE_MODES}, got "
+                         f"{capture_mode!r}")
+    from ms_graph import jit as graph_jit
 
     def wrap(fn):
         if not callable(fn):
             raise TypeError(f"jit: expected a function or method, got {type(fn).__name__}")
-
-        @functools.wraps(fn)
-        def eager(*args, **kwargs):
-            return fn(*args, **kwargs)
-
-        return eager
+        return graph_jit(fn, capture_mode=capture_mode)
 
     return wrap if function is None else wrap(function)
