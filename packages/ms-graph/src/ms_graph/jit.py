@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 
+from ms_autodiff.tape import active_tapes
 from ms_graph.debug import GraphDumper, save_graphs_dir
 from ms_graph.executor import Executable
 from ms_graph.trace import current_tracer, flatten, trace_and_run, watched_parameters
@@ -103,7 +104,9 @@ class JitFunction:
 
     def _call(self, owner, *args, **kwargs):
         fn = self.fn if owner is None else functools.partial(self.fn, owner)
-        if current_tracer() is not None:  # inside another capture: becomes part of it
+        if current_tracer() is not None or active_tapes():
+            # Inside another capture it becomes part of that graph; under differentiation
+            # it runs as operators so the tape records them (a graph run would be opaque).
             return fn(*args, **kwargs)
         leaves: list = []
         tree = flatten((args, kwargs), leaves)
