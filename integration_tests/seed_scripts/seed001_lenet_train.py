@@ -5,8 +5,8 @@ Changes beyond the rename, each because the printed sample cannot run here as it
 - no download: the tests have no network, so ``download_dataset`` and its ``requests``
   import are left out and the data directory comes from ``SEED_MNIST_DIR`` (the tests pass
   the bundled digits; the default is the seed's path);
-- ``device_target="CPU"`` instead of ``"GPU"`` (the CPU is the device here; GRAPH_MODE runs
-  eagerly until ms-graph exists);
+- ``device_target="CPU"`` instead of ``"GPU"`` (the CPU is the device here; GRAPH_MODE
+  compiles the training step through ms-graph);
 - ``epoch`` and ``sink_size`` may be lowered through ``SEED_EPOCHS``/``SEED_SINK_SIZE`` (the
   defaults are the seed's 10 and 1000) so that a test runs a few steps.
 """

@@ -4,8 +4,7 @@ context to GRAPH_MODE with one line, predict again.
 Changes beyond the rename: the seed's ``net = Net`` names a network it never defines, so a
 small ``Net`` (Dense over the last axis) is defined here and instantiated; the article's
 run-together words (``importnumpy asnp``) are spaced; ``out_pynative`` keeps the first
-result for the test to compare. GRAPH_MODE runs eagerly until
-ms-graph exists.
+result for the test to compare. GRAPH_MODE compiles through ms-graph.
 """
 
 import numpy as np

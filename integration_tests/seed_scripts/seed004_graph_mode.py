@@ -2,7 +2,7 @@
 same code): the Network with the context set to GRAPH_MODE.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
+here). GRAPH_MODE and ``ms.jit`` compile through ms-graph.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Seed 004_2c200ab475df3945.txt, sample [5]: ``@ms.jit`` on the Network's ``construct``.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
+here). GRAPH_MODE and ``ms.jit`` compile through ms-graph.
 """
 
 import numpy as np

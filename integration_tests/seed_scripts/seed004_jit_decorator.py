@@ -2,7 +2,7 @@
 that builds and runs the Network.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
+here). GRAPH_MODE and ``ms.jit`` compile through ms-graph.
 """
 
 import numpy as np

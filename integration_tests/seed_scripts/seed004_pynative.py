@@ -2,7 +2,7 @@
 in PyNative mode, applied to a batch of ones.
 
 Only ``mindspore`` is renamed to ``microspore`` (the article lost its indentation, restored
-here). ``ms.jit`` compiles through ms-graph; GRAPH_MODE still runs Cells eagerly.
+here). GRAPH_MODE and ``ms.jit`` compile through ms-graph.
 """
 
 import numpy as np

@@ -2,8 +2,8 @@
 
 A Cell owns Parameters and child Cells through attribute assignment, names its
 Parameters with MindSpore's dotted paths ("conv1.weight", "features.0.bias"), and runs
-``construct`` when called. GRAPH_MODE does not compile anything yet: ``construct`` runs
-eagerly in both modes until the graph package lands.
+``construct`` when called: as operators in PYNATIVE_MODE, and in GRAPH_MODE compiled by
+ms-graph (once per input signature, for the outermost Cell of a call).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from ms_nn.hooks import HookHandle
 from ms_tensor import dtype as mstype
+from ms_tensor.context import GRAPH_MODE, _settings
 from ms_tensor.parameter import Parameter, ParameterTuple
 from ms_tensor.tensor import Tensor
 
@@ -414,6 +415,8 @@ class Cell:
     def _run_construct(self, args, kwargs):
         bprop = getattr(type(self), "bprop", None)
         if bprop is None:
+            if _settings["mode"] == GRAPH_MODE and not kwargs:
+                return self._run_graph(args)
             return self.construct(*args, **kwargs)
         if kwargs:
             raise TypeError(f"{self.cls_name}: a Cell with a custom bprop takes positional "
@@ -421,6 +424,24 @@ class Cell:
         from ms_autodiff import call_with_bprop
 
         return call_with_bprop(self.construct, self.bprop, *args, name=self.cls_name)
+
+    def _run_graph(self, args):
+        """GRAPH_MODE: ``construct`` compiled by ms-graph, once per input signature.
+
+        Only the outermost Cell compiles: a Cell called while a graph is being captured
+        becomes part of that graph, and one called under differentiation runs as
+        operators so the tape sees them (``ms_graph.jit`` decides both).
+        """
+        construct = type(self).construct
+        if hasattr(construct, "capture_mode"):  # already ``@jit``-compiled
+            return self.construct(*args)
+        d = self.__dict__
+        compiled = d.get("_graph_construct")
+        if compiled is None:
+            from ms_graph.jit import JitFunction
+
+            compiled = d["_graph_construct"] = JitFunction(construct, "ast")
+        return compiled._call(self, *args)
 
     def _run_pre_hooks(self, args, kwargs):
         d = self.__dict__
