@@ -30,9 +30,15 @@ def test_entries_record_the_plugin_that_added_them(reg):
     e = reg.entry("kernel", "Foo", "CPU")
     assert (e.kind, e.name, e.backend, e.plugin, e.value) == ("kernel", "Foo", "CPU", "ops", fn)
     assert e.info["dtypes"] == frozenset({"a"})
+    assert e.info["out"] is False  # a kernel takes out= only when its plugin says so
     assert reg.kernel(_op("Foo"), "CPU") is fn
     assert reg.primitive("Foo").name == "Foo"
     assert reg.names("backend") == ["CPU"]
+
+
+def test_a_kernel_can_declare_that_it_writes_into_out(reg):
+    reg.view("ops").add_kernel("Foo", "CPU", object(), out=True)
+    assert reg.entry("kernel", "Foo", "CPU").info["out"] is True
 
 
 def test_collision_names_both_plugins(reg):

@@ -16,8 +16,9 @@ def ms_register_primitives(registry):
 @hookimpl
 def ms_register_kernels(registry):
     for fam in _families():
+        with_out = getattr(fam, "CPU_KERNELS_WITH_OUT", frozenset())
         for op, (fn, dtypes) in fam.CPU_KERNELS.items():
-            registry.add_kernel(op, "CPU", fn, dtypes=dtypes)
+            registry.add_kernel(op, "CPU", fn, dtypes=dtypes, out=op in with_out)
 
 
 @hookimpl

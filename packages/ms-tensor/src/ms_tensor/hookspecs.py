@@ -44,7 +44,8 @@ def ms_register_kernels(registry) -> None:
 
     ``op`` is a registered primitive (or its name), ``backend`` a registered backend
     name. ``fn`` takes the backend's arrays positionally and static arguments as
-    keywords, and returns an array or a tuple of arrays.
+    keywords, and returns an array or a tuple of arrays. With ``out=True`` it also accepts
+    ``out=``: an array of the result's shape and dtype to write the result into.
     """
 
 

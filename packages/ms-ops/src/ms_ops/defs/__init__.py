@@ -2,6 +2,8 @@
 
 ``PRIMITIVES`` (OpDefs), ``CPU_KERNELS`` ({op: (fn, dtypes)}), ``BPROPS`` ({op: fn}),
 ``FUNCTIONS`` ({functional name: callable}) and ``TENSOR_METHODS`` ({name: callable}).
+A family may add ``CPU_KERNELS_WITH_OUT``: the operators whose CPU kernel also accepts
+``out=`` (an array of the result's shape and dtype to fill), for engines that plan memory.
 ``ms_ops.plugin`` registers every public module here through the public hooks.
 """
 

@@ -159,8 +159,8 @@ PReLU = OpDef("PReLU", (Arg("input"), Arg("weight")), infer=_prelu_infer,
 
 
 # -- CPU kernels -------------------------------------------------------------------------
-def relu_cpu(x):
-    return np.maximum(x, np.zeros((), x.dtype))
+def relu_cpu(x, out=None):
+    return np.maximum(x, np.zeros((), x.dtype), out=out)
 
 
 def relu6_cpu(x):
@@ -170,14 +170,21 @@ def relu6_cpu(x):
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def relu_grad_cpu(dy, x):
+def relu_grad_cpu(dy, x, out=None):
     # dy where x > 0, else +0.0 — as a bit mask, ~9x faster than np.where and bit-identical
     # (NaN, inf and -0.0 in dy included).
     uint = _UINT.get(dy.itemsize)
     if uint is None or dy.shape != x.shape or not (dy.flags.c_contiguous and x.flags.c_contiguous):
-        return np.where(x > 0, dy, np.zeros((), dy.dtype))
+        grad = np.where(x > 0, dy, np.zeros((), dy.dtype))
+        if out is None:
+            return grad
+        np.copyto(out, grad)
+        return out
     mask = np.negative((x > 0).view(np.uint8), dtype=uint)  # True -> all ones, False -> 0
-    return np.bitwise_and(dy.view(uint), mask).view(dy.dtype)
+    if out is None:
+        return np.bitwise_and(dy.view(uint), mask).view(dy.dtype)
+    np.bitwise_and(dy.view(uint), mask, out=out.view(uint))
+    return out
 
 
 def sigmoid_cpu(x):
@@ -186,8 +193,8 @@ def sigmoid_cpu(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def tanh_cpu(x):
-    return np.tanh(_compute(x))
+def tanh_cpu(x, out=None):
+    return np.tanh(_compute(x), out=out)
 
 
 def silu_cpu(x):
@@ -454,6 +461,7 @@ CPU_KERNELS = {
     Softplus: (softplus_cpu, FLOATS), HShrink: (hshrink_cpu, FLOATS),
     SoftShrink: (softshrink_cpu, FLOATS), PReLU: (prelu_cpu, FLOATS),
 }
+CPU_KERNELS_WITH_OUT = frozenset({ReLU, ReluGrad, Tanh})
 BPROPS = {
     ReLU: relu_bprop, ReluGrad: relu_grad_bprop, ReLU6: relu6_bprop, Sigmoid: sigmoid_bprop,
     Tanh: tanh_bprop, SiLU: silu_bprop, FastGeLU: fast_gelu_bprop, GeLU: gelu_bprop,

@@ -56,9 +56,9 @@ def neg_bprop(x, out, dout):
     return (Neg(dout),)
 
 
-def _true_divide(x, y):
+def _true_divide(x, y, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(x, y)
+        return np.true_divide(x, y, out=out)
 
 
 _UNARY = (Arg("x"),)
@@ -403,6 +403,8 @@ CPU_KERNELS = {
     Lerp: (lerp_cpu, FLOATS),
     ClampTensor: (clamp_cpu, NUMBERS),
 }
+CPU_KERNELS_WITH_OUT = frozenset({Add, Sub, Mul, Div, Neg, FloorDiv, FloorMod, Mod, Maximum,
+                                  Minimum, Square, Reciprocal, Abs})
 BPROPS = {
     Add: add_bprop, Sub: sub_bprop, Mul: mul_bprop, Div: div_bprop, Neg: neg_bprop,
     FloorMod: floor_mod_bprop, Mod: mod_bprop, Pow: pow_bprop, Maximum: maximum_bprop,

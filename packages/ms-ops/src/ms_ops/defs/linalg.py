@@ -51,12 +51,12 @@ def _t(a, flag):
     return a.swapaxes(-1, -2) if flag else a
 
 
-def matmul_cpu(x, y, transpose_a=False, transpose_b=False):
-    return np.dot(x.T if transpose_a else x, y.T if transpose_b else y)
+def matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
+    return np.dot(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
 
 
-def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False):
-    return np.matmul(_t(x, transpose_a), _t(y, transpose_b))
+def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
+    return np.matmul(_t(x, transpose_a), _t(y, transpose_b), out=out)
 
 
 def _matmul_grads(op, x, y, dout, ta, tb):
@@ -116,6 +116,7 @@ def _matmul_method(self, other):
 
 PRIMITIVES = (MatMul, BatchMatMul)
 CPU_KERNELS = {MatMul: (matmul_cpu, NUMBERS), BatchMatMul: (batch_matmul_cpu, NUMBERS)}
+CPU_KERNELS_WITH_OUT = frozenset({MatMul, BatchMatMul})
 BPROPS = {MatMul: matmul_bprop, BatchMatMul: batch_matmul_bprop}
 FUNCTIONS = {"matmul": matmul, "bmm": BatchMatMul, "batch_matmul": BatchMatMul}
 TENSOR_METHODS = {"__matmul__": _matmul_method, "__rmatmul__": _rmatmul,

@@ -82,8 +82,8 @@ _quiet = np.errstate(all="ignore")
 
 def _quietly(ufunc):
     @_quiet
-    def kernel(x):
-        return ufunc(x)
+    def kernel(x, out=None):
+        return ufunc(x, out=out)
 
     kernel.__name__ = f"{ufunc.__name__}_cpu"
     return kernel
@@ -328,6 +328,9 @@ CPU_KERNELS = {
     Trunc: (trunc_cpu, NUMBERS | {mstype.bool_}),
     Round: (round_cpu, NUMBERS),
 }
+CPU_KERNELS_WITH_OUT = frozenset({Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Sin, Cos,
+                                  Tan, Asin, ACos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
+                                  Floor, Ceil})
 BPROPS = {
     Exp: exp_bprop, Exp2: exp2_bprop, Expm1: expm1_bprop, Log: log_bprop, Log1p: log1p_bprop,
     Log2: log2_bprop, Log10: log10_bprop, Sqrt: sqrt_bprop, Rsqrt: rsqrt_bprop,

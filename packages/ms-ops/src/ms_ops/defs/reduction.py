@@ -85,8 +85,8 @@ ReduceAny = OpDef("ReduceAny", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
 
 
 # -- kernels ------------------------------------------------------------------------
-def reduce_sum_cpu(x, axis=(), keep_dims=False):
-    return np.sum(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)
+def reduce_sum_cpu(x, axis=(), keep_dims=False, out=None):
+    return np.sum(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype, out=out)
 
 
 def reduce_mean_cpu(x, axis=(), keep_dims=False):
@@ -197,6 +197,7 @@ CPU_KERNELS = {
     ReduceAll: (reduce_all_cpu, ALL),
     ReduceAny: (reduce_any_cpu, ALL),
 }
+CPU_KERNELS_WITH_OUT = frozenset({ReduceSum})
 BPROPS = {ReduceSum: reduce_sum_bprop, ReduceMean: reduce_mean_bprop,
           ReduceProd: reduce_prod_bprop, ReduceMax: _extremum_bprop,
           ReduceMin: _extremum_bprop}

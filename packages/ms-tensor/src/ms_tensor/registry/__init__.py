@@ -131,7 +131,10 @@ class RegistryView:
     def add_primitive(self, opdef, *, priority: int | None = None) -> None:
         self._entry("primitive", opdef.name, None, opdef, priority)
 
-    def add_kernel(self, op, backend: str, fn, *, dtypes=None, priority: int | None = None):
+    def add_kernel(self, op, backend: str, fn, *, dtypes=None, out: bool = False,
+                   priority: int | None = None):
+        """``out=True``: ``fn`` also accepts ``out=``, an array of the result's shape and
+        dtype that it fills and returns (engines that plan memory pass one)."""
         name = _op_name(op)
         if ("primitive", name, None) not in self._reg._entries:
             raise RegistrationError(f"plugin {self.plugin!r} adds a {backend} kernel for "
@@ -141,7 +144,7 @@ class RegistryView:
                 f"plugin {self.plugin!r} adds a kernel for {name!r} on unknown backend "
                 f"{backend!r}; registered backends: {', '.join(self._reg.names('backend'))}")
         self._entry("kernel", name, backend, fn, priority,
-                    dtypes=None if dtypes is None else frozenset(dtypes))
+                    dtypes=None if dtypes is None else frozenset(dtypes), out=bool(out))
 
     def add_bprop(self, op, fn, *, priority: int | None = None) -> None:
         name = _op_name(op)
