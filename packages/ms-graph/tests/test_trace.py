@@ -62,3 +62,28 @@ def test_numpy_write_to_a_parameter_is_refused():
     with pytest.raises(TraceError, match=r"'count' \(its values were written with numpy\)"):
         ms_graph.trace(step, _t(2, 3))
     assert dispatch.get_recorder() is None
+
+
+def test_batchnorm_statistics_written_by_the_operator_are_kept_in_the_graph():
+    """BatchNorm updates its moving statistics inside the kernel (``OpDef.writes``): the
+    trace accepts that, and the passes keep the node although its outputs go unread."""
+    def stats():
+        return [Parameter(Tensor(np.full(3, v, np.float32)), name=n)
+                for v, n in ((1.0, "gamma"), (0.0, "beta"), (0.0, "mean"), (1.0, "var"))]
+
+    def make_step(params):
+        def step(x):
+            ops.BatchNorm(is_training=True, momentum=0.1)(x, *params)  # outputs unread
+            return x * 2
+        return step
+
+    eager, compiled = stats(), stats()
+    jitted = ms_graph.jit(make_step(compiled), capture_mode="trace")
+    for seed in range(3):
+        x = _t(4, 3, seed=seed)
+        make_step(eager)(x)
+        jitted(x)
+    assert (jitted.misses, jitted.hits) == (1, 2)
+    for e, c in zip(eager, compiled):
+        np.testing.assert_array_equal(c.asnumpy(), e.asnumpy())
+    assert not np.allclose(compiled[2].asnumpy(), 0.0)

@@ -183,9 +183,9 @@ def _check_writes(graph: Graph, snapshot) -> None:
     """Refuse a trace that changed Parameters without operators (see the module doc)."""
     written = set()
     for node in graph.nodes:
-        if not isinstance(node.op, str) and node.op.inplace is not None:
+        if not isinstance(node.op, str) and node.op.written:
             # ApplyMomentum also writes its accumulation: every tensor input of an
-            # in-place operator counts as written
+            # operator that writes (in place, or BatchNorm's statistics) counts as written
             written.update(id(a) for a in node.args if isinstance(a, Value))
     values_written = {id(p) for v, p in graph.params if id(v) in written}
     bad = []

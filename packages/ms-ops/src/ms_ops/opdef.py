@@ -104,12 +104,14 @@ class OpDef:
             spells them ``seed``/``seed2`` on most operators, ``Seed0``/``Seed1`` on Dropout).
         inplace: index of the input the kernel writes into, and the call returns; a tuple
             of indices for operators that update several (Adam: ``var, m, v``).
+        writes: indices of inputs the kernel also updates in place without returning
+            them (BatchNorm's moving statistics in training; MindSpore's RW_WRITE).
     """
 
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
                  nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
-                 inplace: int | tuple | None = None, doc: str = ""):
+                 inplace: int | tuple | None = None, writes: tuple = (), doc: str = ""):
         self.name = name
         self.inputs = tuple(inputs)
         self.attrs = tuple(attrs)
@@ -122,6 +124,7 @@ class OpDef:
         self.stateful = stateful
         self.seed_attrs = tuple(seed_attrs)
         self.inplace = inplace
+        self.writes = tuple(writes)
         self.__doc__ = doc or f"The {name} operator."
         self.input_names = tuple(a.name for a in self.inputs)
         self.attr_names = tuple(a.name for a in self.attrs)
@@ -224,6 +227,13 @@ class OpDef:
     def abstract_eval(self, *specs, **attrs):
         """Inference only: specs for tensor inputs, Python values for static ones."""
         return self.run_infer(*specs, **self.complete_attrs(attrs))
+
+    @property
+    def written(self) -> tuple:
+        """Indices of every input the kernel writes into (``inplace`` and ``writes``)."""
+        inplace = () if self.inplace is None else \
+            (self.inplace,) if type(self.inplace) is int else self.inplace
+        return tuple(inplace) + self.writes
 
     @property
     def primitive(self) -> type:

@@ -10,13 +10,14 @@ from ms_graph.ir import Graph, Node, Value
 def has_effects(node: Node) -> bool:
     """Whether running ``node`` does more than compute its outputs.
 
-    In-place operators write into an input (a Parameter's array), random operators advance
-    their generator; a control-flow node has effects when its bodies do. Such nodes are
-    never removed, merged or moved past.
+    Some operators write into an input (in-place updates of a Parameter's array,
+    BatchNorm's moving statistics), random operators advance their generator; a
+    control-flow node has effects when its bodies do. Such nodes are never removed,
+    merged or moved past.
     """
     if isinstance(node.op, str):
         return any(has_effects(n) for sub in node.subgraphs for n in sub.nodes)
-    return node.op.inplace is not None or node.op.stateful
+    return bool(node.op.written) or node.op.stateful
 
 
 def is_pure_op(node: Node) -> bool:
@@ -28,9 +29,8 @@ def inplace_targets(graph: Graph) -> set[int]:
     """ids of the Values some node writes into (an alias of one must stay distinct)."""
     out: set[int] = set()
     for node in graph.nodes:
-        if not isinstance(node.op, str) and node.op.inplace is not None:
-            idx = node.op.inplace
-            for i in (idx,) if isinstance(idx, int) else idx:
+        if not isinstance(node.op, str):
+            for i in node.op.written:
                 if isinstance(node.args[i], Value):
                     out.add(id(node.args[i]))
     return out

@@ -85,7 +85,7 @@ BatchNorm = OpDef(
     (Arg("input_x"), Arg("scale"), Arg("bias"), Arg("mean"), Arg("variance")),
     (Attr("is_training", False), Attr("epsilon", 1e-5), Attr("momentum", 0.1),
      Attr("data_format", "NCHW")),
-    infer=_batch_norm_infer, nondiff_inputs=("mean", "variance"),
+    infer=_batch_norm_infer, nondiff_inputs=("mean", "variance"), writes=(3, 4),
     doc="""Batch normalization: ``y = (x - mean) / sqrt(variance + epsilon) * scale + bias``
     per channel (axis 1 for NCHW, the last axis for NHWC; ``input_x`` is (N, C, ...)).
 
