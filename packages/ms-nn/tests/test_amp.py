@@ -18,6 +18,9 @@ from ms_nn.optim import Momentum
 from ms_nn.wrap import TrainOneStepCell, TrainOneStepWithLossScaleCell
 from ms_tensor import Tensor, float16, float32
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 # MindSpore 2.10's DynamicLossScaleManager(16, 2, 2).update_loss_scale after each flag
 OVERFLOWS = [False, False, True, False, False, False, True, True]
 DYN_MANAGER = [16, 32, 16.0, 16.0, 32.0, 32.0, 16.0, 8.0]

@@ -393,7 +393,7 @@ def test_graph_mode_compiles_construct_once_per_signature():
         np.testing.assert_allclose(net(x23()).asnumpy(), eager, rtol=1e-6)
     finally:
         set_context(mode=PYNATIVE_MODE)
-    compiled = net.__dict__["_graph_construct"]
+    (compiled,) = net.__dict__["_graph_constructs"].values()
     assert (compiled.misses, compiled.hits) == (1, 1)
 
 

@@ -4,6 +4,7 @@ import importlib.util
 import pathlib
 
 import numpy as np
+import pytest
 
 from ms_nn.train import (
     Callback,
@@ -13,6 +14,9 @@ from ms_nn.train import (
     load_checkpoint,
     load_param_into_net,
 )
+
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
 
 _spec = importlib.util.spec_from_file_location(
     "_train_util", pathlib.Path(__file__).with_name("_train_util.py"))

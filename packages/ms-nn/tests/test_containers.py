@@ -9,6 +9,9 @@ import ms_ops as ops
 from ms_nn import Cell, CellDict, CellList, SequentialCell
 from ms_tensor import Parameter, Tensor
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 
 class Scale(Cell):
     def __init__(self, k=2.0):

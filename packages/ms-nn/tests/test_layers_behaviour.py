@@ -13,6 +13,9 @@ from ms_tensor import Tensor
 from ms_tensor import dtype as mstype
 from ms_tensor.seed import set_seed
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 F64 = mstype.float64
 
 

@@ -10,6 +10,9 @@ import zlib
 import numpy as np
 import pytest
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 
 def _rng(seed):
     return np.random.default_rng(seed)

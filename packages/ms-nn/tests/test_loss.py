@@ -7,6 +7,9 @@ must be importable there).
 import numpy as np
 import pytest
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 
 def _x(seed, *shape):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)

@@ -10,6 +10,9 @@ from ms_nn.train import Callback, Model
 from ms_nn.train.metrics import Accuracy, Loss
 from ms_nn.wrap import TrainOneStepCell, WithLossCell
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 # --import-mode=importlib keeps the tests folder off sys.path, so load the helpers by path.
 _spec = importlib.util.spec_from_file_location(
     "_train_util", pathlib.Path(__file__).with_name("_train_util.py"))

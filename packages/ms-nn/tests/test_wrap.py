@@ -18,6 +18,9 @@ from ms_nn.wrap import (
 )
 from ms_tensor import Parameter, Tensor, float16, float32
 
+# Every test here runs in PYNATIVE_MODE and in GRAPH_MODE (conftest.py's ``mode``).
+pytestmark = pytest.mark.usefixtures("mode")
+
 X = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3) / 6)
 Y = Tensor(np.array([[1.0], [2.0]], np.float32))
 # MindSpore 2.10's DynamicLossScaleUpdateCell(16, 2, 2) after each of these overflow flags

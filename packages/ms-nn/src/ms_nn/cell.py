@@ -19,6 +19,8 @@ from ms_tensor.tensor import Tensor
 __all__ = ["Cell"]
 
 _FLOAT_KINDS = frozenset({mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16})
+# Bumped by every ``set_train``: a GRAPH_MODE cell then recomputes its phase key.
+_set_train_calls = [0]
 
 
 class Cell:
@@ -43,6 +45,10 @@ class Cell:
     >>> [p.name for p in Net().get_parameters()]
     ['w']
     """
+
+    # False where ``construct`` decides on tensor values in Python or writes Parameters
+    # with numpy, which a compiled graph cannot repeat: GRAPH_MODE runs it as operators.
+    _graph_capturable = True
 
     def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
         d = self.__dict__
@@ -310,6 +316,7 @@ class Cell:
             cell.__dict__["training"] = bool(mode)
             cell.__dict__["phase"] = "train" if mode else "predict"
             cell._flags["training"] = bool(mode)
+        _set_train_calls[0] += 1
         return self
 
     def set_grad(self, requires_grad: bool = True) -> Cell:
@@ -426,21 +433,29 @@ class Cell:
         return call_with_bprop(self.construct, self.bprop, *args, name=self.cls_name)
 
     def _run_graph(self, args):
-        """GRAPH_MODE: ``construct`` compiled by ms-graph, once per input signature.
+        """GRAPH_MODE: ``construct`` compiled by ms-graph, once per phase and input
+        signature. The phase is the ``training`` flag of this cell and every cell below
+        it: Dropout and BatchNorm read it while capturing, so it is folded into the
+        graph, and a ``set_train`` switch (of any of them) selects another graph.
 
         Only the outermost Cell compiles: a Cell called while a graph is being captured
         becomes part of that graph, and one called under differentiation runs as
         operators so the tape sees them (``ms_graph.jit`` decides both).
         """
         construct = type(self).construct
-        if hasattr(construct, "capture_mode"):  # already ``@jit``-compiled
-            return self.construct(*args)
+        if hasattr(construct, "capture_mode") or not self._graph_capturable:
+            return self.construct(*args)  # already ``@jit``-compiled, or not capturable
         d = self.__dict__
-        compiled = d.get("_graph_construct")
+        phase = d.get("_graph_phase")
+        if phase is None or phase[0] != _set_train_calls[0]:
+            flags = tuple(c.__dict__["training"] for _, c in self.cells_and_names())
+            phase = d["_graph_phase"] = (_set_train_calls[0], flags)
+        graphs = d.setdefault("_graph_constructs", {})
+        compiled = graphs.get(phase[1])
         if compiled is None:
             from ms_graph.jit import JitFunction
 
-            compiled = d["_graph_construct"] = JitFunction(construct, "ast")
+            compiled = graphs[phase[1]] = JitFunction(construct, "ast")
         return compiled._call(self, *args)
 
     def _run_pre_hooks(self, args, kwargs):

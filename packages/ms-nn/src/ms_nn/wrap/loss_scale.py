@@ -32,7 +32,12 @@ class DynamicLossScaleUpdateCell(Cell):
     """Updates a loss-scale Parameter after each step: on overflow it divides the scale
     by ``scale_factor`` (not below 1); after ``scale_window`` steps without overflow it
     multiplies it by ``scale_factor``. ``cell(loss_scale, overflow)`` returns overflow.
+
+    It branches on the overflow flag in Python and counts steps with numpy writes, so
+    GRAPH_MODE runs it as operators.
     """
+
+    _graph_capturable = False
 
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
@@ -90,7 +95,13 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             ``FixedLossScaleUpdateCell``, e.g. from a loss-scale manager's
             ``get_update_cell()``), or a Tensor of shape ``()`` or ``(1,)`` holding a
             fixed scale (change it with ``set_sense_scale``).
+
+    Whether the update runs depends on the gradients' values, a Python branch (the
+    optimizer's in-place update cannot sit in a graph's tensor branch), so GRAPH_MODE
+    runs this step as operators; the optimizer it calls is compiled on its own.
     """
+
+    _graph_capturable = False
 
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
