@@ -105,4 +105,20 @@ def test_program_text_names_its_operands():
     g = b.output(b(math_unary.Exp, b(arithmetic.Mul, x, 0.5)))
     fuse_elementwise.run(g)
     assert g.nodes[0].attrs["program"].text() == (
-        "r0 = arg0\nr1 = 0.5\nr0 = mul r0 r1\nr0 = exp r0\nreturn r0")
+        "r0 = mul arg0 0.5\nr1 = exp r0\nreturn r1")
+
+
+def test_long_chain_becomes_one_node():
+    # 1,000 operators in a row: a tree deeper than Python's recursion limit.
+    b = Builder()
+    x, y = b.input((16,)), b.input((16,))
+    v = x
+    for _ in range(500):
+        v = b(arithmetic.Mul, b(arithmetic.Add, v, y), 0.5)
+    g = b.output(v)
+    args = (RNG.standard_normal(16).astype(np.float32), np.full(16, 0.25, np.float32))
+    before = run(g, *args)[0]
+    fuse_elementwise.run(g)
+    assert names(g) == ["Fused"]
+    assert len(g.nodes[0].attrs["program"].code) == 1000
+    np.testing.assert_array_equal(run(g, *args)[0], before)

@@ -88,23 +88,49 @@ def test_large_arrays_use_every_thread_count_alike():
     np.testing.assert_allclose(one, np.tanh(x * 0.5), rtol=1e-15)
 
 
-@pytest.mark.parametrize("code, arrays, message", [
-    ([(99, 0, 0, 0)], 1, "unknown opcode 99"),
-    ([(0, 5, 0, 0)], 1, "destination register 5"),
-    ([(0, 0, 3, 0)], 1, "array 3 of 1"),
-    ([(1, 0, 0, 0)], 1, "scalar 0 of 0"),
-    ([(0, 0, 0, 0), (2, 0, 0, 7)], 1, "operand register"),
+# Operands of these one-register, one-array programs: r0 = 0, arg0 = 1.
+@pytest.mark.parametrize("code, result, message", [
+    ([(99, 0, 1, 1)], 0, "unknown opcode 99"),
+    ([(0, 5, 1, 1)], 0, "destination register 5"),
+    ([(0, 0, 3, 1)], 0, "operand 3 or 1 outside 0..1"),
+    ([(0, 0, 1, -1)], 0, "operand 1 or -1 outside"),
+    ([(0, 0, 1, 1)], 2, "result operand 2 outside 0..1"),
+    ([], 0, "result register 0 is never written"),
 ])
-def test_malformed_programs_are_rejected(code, arrays, message):
-    program = Program(code, 1, 0, (), range(arrays), ())
-    x = np.ones(4)
+def test_malformed_programs_are_rejected_when_built(code, result, message):
     with pytest.raises(ValueError, match=message):
-        bytecode.run(program, [x] * arrays, np.zeros(0), np.empty(4))
+        Program(code, 1, result, (), (0,), ())
 
 
-def test_mismatched_arrays_are_rejected():
-    program = Program([(0, 0, 0, 0)], 1, 0, (), (0,), ())
+def test_mismatched_arguments_are_rejected():
+    program = Program([(0, 0, 1, 1)], 1, 0, (), (0,), ())
     with pytest.raises(ValueError, match="C-contiguous float64 with 4 elements"):
         bytecode.run(program, [np.ones(4, np.float32)], np.zeros(0), np.empty(4))
     with pytest.raises(TypeError, match="float32 or float64"):
         bytecode.run(program, [np.ones(4, np.int32)], np.zeros(0), np.empty(4, np.int32))
+    with pytest.raises(ValueError, match="reads 1 arrays and 0 scalars, got 2 and 0"):
+        bytecode.run(program, [np.ones(4)] * 2, np.zeros(0), np.empty(4))
+
+
+def test_result_may_be_an_operand_without_code():
+    x = np.arange(5.0)
+    assert np.array_equal(bytecode.run(Program([], 0, 0, (), (0,), ()), [x], np.zeros(0),
+                                       np.empty(5)), x)
+    program = Program([], 0, 0, (2.5,), (), ())
+    assert np.array_equal(bytecode.run(program, [], program.scalars([]), np.empty(3)),
+                          [2.5, 2.5, 2.5])
+
+
+def test_repeated_operands_cost_no_instructions():
+    # The eager benchmark's chain: x = (x + b) * b, 500 times, reading b a thousand times.
+    asm = Assembler()
+    r = asm.load_array(0)
+    for _ in range(500):
+        r = asm.apply("mul", asm.apply("add", r, asm.load_array(1)), asm.load_array(1))
+    program = asm.finish(r)
+    assert len(program.code) == 1000 and program.n_regs == 2
+    rng = np.random.default_rng(0)
+    x, b = rng.standard_normal(1500).astype(np.float32), np.full(1500, 0.5, np.float32)
+    want = bytecode.run_reference(program, [x, b], program.scalars([]), np.empty_like(x))
+    got = bytecode.run(program, [x, b], program.scalars([]), np.empty_like(x))
+    np.testing.assert_array_equal(got, want)

@@ -129,23 +129,36 @@ def _fuse(root: Node, group: set[int]) -> Node:
             args.append(v)
         return index[id(v)]
 
-    def emit(a):
+    def leaf(a):
         if not isinstance(a, Value):
             return asm.load_const(a)
-        if a.producer is not None and id(a.producer) in group:
-            node = a.producer
-            n_ops.append(node.op.name)
-            regs = [emit(x) for x in node.args]
-            return asm.apply(FUSABLE[node.op.name], *regs)
         if a.spec == spec:
             return asm.load_array(arg_position(a))
         if a.is_const:
             return asm.load_const(np.asarray(a.const).reshape(-1)[0])
         return asm.load_scalar_arg(arg_position(a))
 
+    # Operands first, left to right, with an explicit stack: a chain of a thousand
+    # operators is a tree a thousand deep, past Python's recursion limit.
+    todo: list = [(root.outputs[0], False)]
+    operands: list = []
+    while todo:
+        item, ready = todo.pop()
+        if ready:  # a member whose operands are the top of ``operands``
+            k = len(item.args)
+            operands[-k:] = [asm.apply(FUSABLE[item.op.name], *operands[-k:])]
+        elif isinstance(item, Value) and item.producer is not None \
+                and id(item.producer) in group:
+            node = item.producer
+            n_ops.append(node.op.name)
+            todo.append((node, True))
+            todo.extend((a, False) for a in reversed(node.args))
+        else:
+            operands.append(leaf(item))
+
     out = root.outputs[0]
-    result = emit(out)
-    fused = Node("Fused", args, {"program": asm.finish(result), "ops": tuple(reversed(n_ops))})
+    fused = Node("Fused", args, {"program": asm.finish(operands[0]),
+                                 "ops": tuple(reversed(n_ops))})
     fused.outputs.append(out)
     out.producer = fused
     out.index = 0
@@ -157,6 +170,6 @@ def run_fused(node: Node, arrays) -> np.ndarray:
     program = node.attrs["program"]
     spec = node.outputs[0].spec
     dtype = np.dtype(spec.dtype.np)
-    full = [np.ascontiguousarray(arrays[i], dtype) for i in program.array_args]
+    full = tuple(np.ascontiguousarray(arrays[i], dtype) for i in program.array_args)
     out = np.empty(spec.shape, dtype)
-    return bytecode.run(program, full, program.scalars(arrays), out)
+    return program.kernel.run(full, program.scalars(arrays), out)
