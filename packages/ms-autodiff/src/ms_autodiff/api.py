@@ -158,7 +158,8 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
         return value, _pack(pos_g, w_g, grad_position, positions, weights is not None, single)
 
     wrapper.__name__ = f"value_and_grad_{getattr(fn, '__name__', 'fn')}"
-    return wrapper
+    return differentiating(wrapper, fn, lambda new: value_and_grad(
+        new, grad_position, weights, has_aux, return_ids))
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -179,4 +180,15 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
         return grads
 
     wrapper.__name__ = f"grad_{getattr(fn, '__name__', 'fn')}"
+    return differentiating(wrapper, fn, lambda new: grad(
+        new, grad_position, weights, has_aux, return_ids))
+
+
+def differentiating(wrapper, fn, rebuild):
+    """Mark ``wrapper`` as differentiating ``fn``: ``__ms_function__`` is ``fn`` and
+    ``__ms_rebuild__(new_fn)`` makes the same wrapper around another function. A compiler
+    (ms-graph's AST capture) uses it to capture the control flow of ``fn`` itself when the
+    wrapper was made outside the compiled code."""
+    wrapper.__ms_function__ = fn
+    wrapper.__ms_rebuild__ = rebuild
     return wrapper

@@ -7,7 +7,7 @@ import functools
 from ms_autodiff.tape import active_tapes, pause_recording
 from ms_tensor.tensor import Tensor
 
-__all__ = ["custom_bprop", "call_with_bprop"]
+__all__ = ["custom_bprop", "call_with_bprop", "record_call"]
 
 
 class _CustomOp:
@@ -35,19 +35,28 @@ def call_with_bprop(forward, bprop, *args, name: str | None = None):
         raise TypeError(f"{name or forward.__name__}: a function with a custom bprop must "
                         "return Tensors")
 
+    name = name or getattr(forward, "__qualname__", "custom")
+
     def rule(*inputs, out, dout):
         grads = bprop(*inputs, out, dout)
         grads = grads if isinstance(grads, tuple) else (grads,)
         if len(grads) != len(inputs):
-            raise ValueError(f"{op.name}: bprop returned {len(grads)} gradients for "
+            raise ValueError(f"{name}: bprop returned {len(grads)} gradients for "
                              f"{len(inputs)} inputs")
         return grads
 
-    op = _CustomOp(name or getattr(forward, "__qualname__", "custom"), rule)
-    for tape in tapes:
-        if tape.recording:
-            tape.record_custom(op, args, out)
+    record_call(name, rule, args, out)
     return out
+
+
+def record_call(name: str, rule, inputs, out) -> None:
+    """Record, on every recording tape, a call computed without recording (``out`` from
+    ``inputs``) whose gradient is ``rule(*inputs, out=out, dout=dout)``, which returns one
+    gradient (or None) per input. ms-graph's captured control flow uses it."""
+    op = _CustomOp(name, rule)
+    for tape in active_tapes():
+        if tape.recording:
+            tape.record_custom(op, inputs, out)
 
 
 def custom_bprop(bprop):

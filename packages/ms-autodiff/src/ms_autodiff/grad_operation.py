@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ms_autodiff.api import _weights, differentiate
+from ms_autodiff.api import _weights, differentiate, differentiating
 
 __all__ = ["GradOperation"]
 
@@ -52,4 +52,4 @@ class GradOperation:
                 return tuple(wg)
             return tuple(pos) if self.get_all else pos[0]
 
-        return grad_fn
+        return differentiating(grad_fn, fn, lambda new: self(new, weights))

@@ -19,32 +19,24 @@ from ms_tensor.tensor import Tensor, wrap
 __all__ = ["Tape", "Leaf", "Node", "active_tapes", "pause_recording"]
 
 _active: list[Tape] = []
-_outer: list = [None]  # the recorder installed before the first active tape
 
 
 def active_tapes() -> list[Tape]:
     return _active
 
 
-def _record_all(op, values, attrs, out):
-    for tape in _active:
-        tape.record(op, values, attrs, out)
+def _chain(own, below):
+    """The recorder a tape installs: its own, then the one it found (an enclosing tape,
+    ms-graph's tracer or one of its branch sub-traces), so that the recorders in place
+    before it keep seeing every operator, its backward pass's included."""
+    if below is None:
+        return own  # the common case: one tape, nothing else recording
 
+    def chained(op, values, attrs, out):
+        own(op, values, attrs, out)
+        below(op, values, attrs, out)
 
-def _install_recorder() -> None:
-    # One tape (the usual case) records directly; nested tapes go through the loop. A
-    # recorder that was installed before the first tape (ms-graph's tracer) keeps
-    # seeing every operator, the backward pass's included.
-    own = _active[0].record if len(_active) == 1 else _record_all
-    outer = _outer[0]
-    if outer is None:
-        dispatch.set_recorder(own)
-    else:
-        def chained(op, values, attrs, out):
-            own(op, values, attrs, out)
-            outer(op, values, attrs, out)
-
-        dispatch.set_recorder(chained)
+    return chained
 
 
 class Leaf:
@@ -80,22 +72,18 @@ class Tape:
         self.tagged: list[Tensor] = []
         self.recording = True
         self.retain = retain  # keep the nodes after a backward pass (vjp functions)
+        self._below = None  # the recorder this tape found when entered
 
     # -- recording -----------------------------------------------------------------
     def __enter__(self) -> Tape:
-        if not _active:
-            _outer[0] = dispatch.get_recorder()
+        self._below = dispatch.set_recorder(_chain(self.record, dispatch.get_recorder()))
         _active.append(self)
-        _install_recorder()
         return self
 
     def __exit__(self, *exc) -> None:
         _active.remove(self)
-        if _active:
-            _install_recorder()
-        else:
-            dispatch.set_recorder(_outer[0])
-            _outer[0] = None
+        dispatch.set_recorder(self._below)
+        self._below = None
         self.recording = False
         for t in self.tagged:  # forget this tape on every tensor it followed
             n = t._node

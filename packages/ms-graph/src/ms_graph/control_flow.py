@@ -32,6 +32,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from ms_autodiff.tape import active_tapes
 from ms_graph import executor, ir
 from ms_graph.convert.errors import GraphSyntaxError
 from ms_graph.trace import current_tracer
@@ -84,6 +85,9 @@ class _SubTrace:
         self.graph = ir.Graph(name=name)
         self._values: dict[int, tuple] = {}  # id(tensor) -> (tensor, Value); keeps it alive
         self._keep: list = []
+        # The outer tensors the body reads from its closure: under differentiation their
+        # gradients flow through the node too (``control_flow_grad``).
+        self.captured: dict[int, Tensor] = {}
         for t in operands:
             v = ir.Value(_spec(t))
             self.graph.inputs.append(v)
@@ -93,6 +97,7 @@ class _SubTrace:
         hit = self._values.get(id(tensor))
         if hit is not None and hit[0] is tensor:
             return hit[1]
+        self.captured.setdefault(id(tensor), tensor)
         return self.parent.value_of(tensor)  # lexical capture (or a new constant/param)
 
     def _bind(self, tensor, value: ir.Value) -> None:
@@ -155,16 +160,9 @@ def _spec(t: Tensor) -> TensorSpec:
     return TensorSpec(t.shape, t.dtype)
 
 
-def _check_no_tape(what: str, where: str | None) -> None:
-    try:
-        from ms_autodiff.tape import active_tapes
-    except ImportError:
-        return
-    if active_tapes():
-        raise GraphSyntaxError(
-            f"{what} on a Tensor condition inside a differentiated function: gradients "
-            "through captured control flow are not supported yet; use capture_mode='trace' "
-            "(the branch taken at capture is compiled) or a Python condition", *_loc(where))
+def _differentiating() -> bool:
+    """Whether a tape records now: captured control flow must then carry its gradient."""
+    return any(t.recording for t in active_tapes())
 
 
 def _loc(where):
@@ -334,7 +332,16 @@ def cond(pred, true_fn, false_fn, operands=(), *, names=None, where=None):
     if tr is None or not isinstance(pred, Tensor):
         return true_fn(*operands) if _truth(pred) else false_fn(*operands)
     _check_pred(pred, "tensor-dependent if", where)
-    _check_no_tape("an if", where)
+    if _differentiating():
+        from ms_graph.control_flow_grad import differentiable_cond
+
+        return differentiable_cond(tr, pred, true_fn, false_fn, operands, names, where)
+    return capture_cond(tr, pred, true_fn, false_fn, operands, names, where)[0]
+
+
+def capture_cond(tr, pred, true_fn, false_fn, operands, names, where):
+    """Emit a ``Cond`` node into ``tr``; returns ``(result, captured)``: the taken
+    branch's result and the outer tensors the branches read from their closures."""
     leaves: list = []
     tree = _flatten(operands, leaves)
     pred_value = tr.value_of(pred)
@@ -364,7 +371,8 @@ def cond(pred, true_fn, false_fn, operands=(), *, names=None, where=None):
     for t in new:
         node.add_output(_spec(t))
     _emit(tr, node, new)
-    return _rebuild(trees[0], taken)
+    captured = {**graphs[0].captured, **graphs[1].captured}
+    return _rebuild(trees[0], taken), list(captured.values())
 
 
 def _tree_text(tree) -> str:
@@ -390,13 +398,39 @@ def while_loop(cond_fn, body_fn, loop_vars, *, names=None, where=None):
         return _python_while(cond_fn, body_fn, loop_vars)
     leaves: list = []
     tree = _flatten(loop_vars, leaves)
-    names_ = _leaf_names(tree, names, len(leaves))
     mine = _fresh(leaves)
     probe = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_cond")
     with _recording_into(probe):
         c = cond_fn(*_rebuild(tree, mine))
     if not isinstance(c, Tensor):  # a Python condition: the loop unrolls into the trace
         return _python_while(cond_fn, body_fn, loop_vars)
+    if _differentiating():
+        from ms_graph.control_flow_grad import differentiable_while
+
+        return differentiable_while(tr, cond_fn, body_fn, tree, leaves, names, where)
+    return capture_while(tr, cond_fn, body_fn, tree, leaves, names, where).result
+
+
+class CapturedLoop:
+    """What ``capture_while`` emitted, for the gradient of the loop.
+
+    Attributes:
+        result: the final loop variables, in their structure.
+        init: the initial leaves (Python numbers made Tensors), ``tree`` their structure.
+        body_captured: the outer tensors the body reads from its closure.
+        history: the Tensor loop variables at the start of each iteration (eager run).
+        history_value: the node's extra output holding the same list when the graph
+            runs (``keep_history``), else None.
+    """
+
+    __slots__ = ("result", "init", "tree", "names", "body_captured", "history",
+                 "history_value")
+
+
+def capture_while(tr, cond_fn, body_fn, tree, leaves, names, where,
+                  keep_history: bool = False) -> CapturedLoop:
+    """Emit a ``While`` node into ``tr`` for the loop over the flattened ``leaves``."""
+    names_ = _leaf_names(tree, names, len(leaves))
     init = [_as_tensor(x) if type(x) in _SCALARS else x for x in leaves]
     for x in init:
         if isinstance(x, Undefined):
@@ -416,7 +450,6 @@ def while_loop(cond_fn, body_fn, loop_vars, *, names=None, where=None):
             "make the condition depend on Tensors only, or on Python values only",
             *_loc(where))
     _check_pred(c, "tensor-dependent while loop", where)
-    _check_no_tape("a while loop", where)
     sub_c.graph.outputs = [sub_c.value_of(c)]
 
     mine = _fresh(init)
@@ -434,12 +467,18 @@ def while_loop(cond_fn, body_fn, loop_vars, *, names=None, where=None):
     sub_b.graph.outputs = [sub_b.value_of(x) for x in out if isinstance(x, Tensor)]
 
     outer = [tr.value_of(x) for x in init if isinstance(x, Tensor)]
-    node = ir.Node("While", outer, subgraphs=(sub_c.graph, sub_b.graph))
+    node = ir.Node("While", outer, {"history": True} if keep_history else None,
+                   subgraphs=(sub_c.graph, sub_b.graph))
+    history: list = []
     with _paused():  # the real iterations, on the real values, recorded nowhere
         vals = _rebuild(tree, init)
         while _truth(cond_fn(*vals)):
-            vals = tuple(body_fn(*vals))
             step: list = []
+            _flatten(vals, step)
+            if keep_history:
+                history.append([x for x in step if isinstance(x, Tensor)])
+            vals = tuple(body_fn(*vals))
+            step = []
             _flatten(vals, step)
             vals = _rebuild(tree, _carry(init, step, names_, where))
     final: list = []
@@ -448,8 +487,14 @@ def while_loop(cond_fn, body_fn, loop_vars, *, names=None, where=None):
     new = [x for x in final if isinstance(x, Tensor)]
     for t in new:
         node.add_output(_spec(t))
+    loop = CapturedLoop()
+    loop.history_value = node.add_output(None) if keep_history else None
     _emit(tr, node, new)
-    return _rebuild(tree, final)
+    loop.result = _rebuild(tree, final)
+    loop.init, loop.tree, loop.names = init, tree, names_
+    loop.body_captured = list(sub_b.captured.values())
+    loop.history = history
+    return loop
 
 
 def _carry(init, out, names_, where):
@@ -547,13 +592,17 @@ def _make_while(node: ir.Node):
     """Runner for ``While``: ``arrays`` = loop variables, then cond's and body's captures."""
     (run_c, n_c), (run_b, _) = _closed(node.subgraphs[0]), _closed(node.subgraphs[1])
     n = len(node.args)
+    keep_history = node.attrs.get("history", False)
 
     def run(arrays):
         vals = list(arrays[:n])
         c_caps, b_caps = list(arrays[n:n + n_c]), list(arrays[n + n_c:])
+        history = []
         while _array_truth(run_c.run_arrays(vals + c_caps)[0]):
+            if keep_history:
+                history.append(vals)
             vals = list(run_b.run_arrays(vals + b_caps))
-        return tuple(vals)
+        return (*vals, history) if keep_history else tuple(vals)
 
     return run
 

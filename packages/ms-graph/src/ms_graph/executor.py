@@ -53,7 +53,8 @@ def _make_fused(node):
 _RUNNERS["Call"] = _make_call
 _RUNNERS["Fused"] = _make_fused
 # Modules that register runners for their node kinds when imported.
-_PROVIDERS = {"Cond": "ms_graph.control_flow", "While": "ms_graph.control_flow"}
+_PROVIDERS = {"Cond": "ms_graph.control_flow", "While": "ms_graph.control_flow",
+              "WhileGrad": "ms_graph.control_flow_grad"}
 
 
 def _runner(name: str):

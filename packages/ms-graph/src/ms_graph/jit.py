@@ -13,6 +13,7 @@ object recompiles; updating its values does not, the graph reads them when it ru
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from ms_autodiff.tape import active_tapes
@@ -52,6 +53,15 @@ def _converted(fn):
         raise ImportError("jit: capture_mode='ast' needs ms_graph.convert, which is not "
                           "installed; use capture_mode='trace'") from None
     return convert(fn)
+
+
+def _capturing(capture_mode: str):
+    """AST mode converts what the captured function calls, too (``runtime.call``)."""
+    if capture_mode == "ast":
+        from ms_graph.convert.runtime import ast_capture
+
+        return ast_capture()
+    return contextlib.nullcontext()
 
 
 def _tree_key(tree):
@@ -103,11 +113,15 @@ class JitFunction:
         return self._call(None, *args, **kwargs)
 
     def _call(self, owner, *args, **kwargs):
-        fn = self.fn if owner is None else functools.partial(self.fn, owner)
-        if current_tracer() is not None or active_tapes():
-            # Inside another capture it becomes part of that graph; under differentiation
-            # it runs as operators so the tape records them (a graph run would be opaque).
-            return fn(*args, **kwargs)
+        if current_tracer() is not None:  # inside another capture: part of its graph
+            target = self._capture_target()
+            run = target if owner is None else functools.partial(target, owner)
+            with _capturing(self.capture_mode):
+                return run(*args, **kwargs)
+        if active_tapes():
+            # Under differentiation it runs as operators so the tape records them (a
+            # graph run would be opaque to the tape).
+            return self.fn(*args, **kwargs) if owner is None else self.fn(owner, *args, **kwargs)
         leaves: list = []
         tree = flatten((args, kwargs), leaves)
         params = watched_parameters(self.fn if owner is None else owner, args)
@@ -122,8 +136,9 @@ class JitFunction:
         self.misses += 1
         target = self._capture_target()
         run = target if owner is None else functools.partial(target, owner)
-        graph, result = trace_and_run(run, args, kwargs, name=self.__qualname__,
-                                      check_params=params)
+        with _capturing(self.capture_mode):
+            graph, result = trace_and_run(run, args, kwargs, name=self.__qualname__,
+                                          check_params=params)
         self._cache[key] = _Entry(Executable(optimize(graph)), params + [owner])
         return result
 
@@ -185,6 +200,7 @@ def compile(fn, *args, capture_mode: str = "trace", **kwargs) -> Compiled:
     elif capture_mode != "trace":
         raise ValueError(f"compile: capture_mode must be one of {CAPTURE_MODES}, got "
                          f"{capture_mode!r}")
-    graph, result = trace_and_run(fn, args, kwargs)
+    with _capturing(capture_mode):
+        graph, result = trace_and_run(fn, args, kwargs)
     return Compiled(Executable(optimize(graph)), result)
 

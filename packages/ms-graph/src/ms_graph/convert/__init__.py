@@ -1,7 +1,9 @@
 """AST conversion: rewrite a function's control flow so that Tensor conditions capture.
 
 ``convert(fn)`` parses ``fn``'s source, rewrites ``if``/``while``/``for`` (and ``a if c
-else b``) into calls of ``ms_graph.convert.runtime`` (see ``transform``), and compiles the
+else b``) into calls of ``ms_graph.convert.runtime`` (see ``transform``), routes every
+call through ``runtime.call`` (so the user functions and Cells it calls are converted
+too when a capture runs them), and compiles the
 result with ``fn``'s globals and closure cells, so it behaves like ``fn`` eagerly and
 turns Tensor conditions into ``Cond``/``While`` nodes while a trace is active.
 """
@@ -15,8 +17,8 @@ import textwrap
 import types
 
 from ms_graph.convert import runtime
-from ms_graph.convert.errors import GraphSyntaxError
-from ms_graph.convert.transform import RT, Context, convert_function, explicit_super
+from ms_graph.convert.errors import GraphSyntaxError, SourceUnavailable
+from ms_graph.convert.transform import RT, Context, convert_function, explicit_super, route_calls
 
 __all__ = ["convert", "GraphSyntaxError"]
 
@@ -39,7 +41,7 @@ def convert(fn):
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
-        raise GraphSyntaxError(
+        raise SourceUnavailable(
             f"the source of {fn.__qualname__} is not available ({e}); define it in a .py "
             "file, or use capture_mode='trace'", filename, fn.__code__.co_firstlineno) from None
     tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -52,7 +54,7 @@ def convert(fn):
     node.decorator_list = []
     if "__class__" in fn.__code__.co_freevars:
         explicit_super(node)
-    node = convert_function(node, ctx)
+    node = route_calls(convert_function(node, ctx))
     freevars = fn.__code__.co_freevars
     factory = ast.FunctionDef(
         name=_FACTORY,
@@ -87,7 +89,7 @@ def _find(tree, fn):
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if fn.__name__ == "<lambda>" and len(lambdas) == 1:
         return lambdas[0]
-    raise GraphSyntaxError(
+    raise SourceUnavailable(
         f"cannot find the definition of {fn.__qualname__} in its source (several lambdas on "
         "one line?); give it a def of its own", inspect.getsourcefile(fn),
         fn.__code__.co_firstlineno)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["GraphSyntaxError", "where"]
+__all__ = ["GraphSyntaxError", "SourceUnavailable", "where"]
 
 
 class GraphSyntaxError(RuntimeError):
@@ -17,6 +17,11 @@ class GraphSyntaxError(RuntimeError):
         self.filename = filename
         self.lineno = lineno
         super().__init__(f"{where(filename, lineno)}: {message}" if filename else message)
+
+
+class SourceUnavailable(GraphSyntaxError):
+    """The function's source cannot be read (defined in a REPL or by ``exec``), or its
+    definition cannot be told apart in it: there is nothing to convert."""
 
 
 def where(filename: str | None, lineno: int | None) -> str:

@@ -8,11 +8,93 @@ under an active trace becomes ``control_flow.cond`` / ``while_loop`` / ``for_ran
 
 from __future__ import annotations
 
+import inspect
+import sys
+import types
+import weakref
+from contextlib import contextmanager
+
 from ms_graph import control_flow as cf  # attributes read at call time: cf imports us
+from ms_graph.convert.errors import SourceUnavailable
+from ms_graph.convert.transform import RT
 from ms_tensor.tensor import Tensor
 
 __all__ = ["if_", "while_", "for_", "range_", "ifexp", "not_", "and_", "or_", "pick",
-           "TensorRange"]
+           "TensorRange", "call", "callee", "ast_capture"]
+
+# Code that is never converted: the framework's own (its Python control flow is on Python
+# values) and installed libraries.
+_FRAMEWORK = frozenset({"ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn",
+                        "ms_data", "microspore", "numpy", "builtins"})
+_LIBRARY_DIRS = tuple({p for p in sys.path if p.endswith(("site-packages", "dist-packages"))})
+_depth = [0]  # AST captures in progress
+_converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def ast_capture():
+    """Mark an AST-mode capture: while it runs, user functions and Cells called from it
+    are converted as well (``callee``)."""
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+
+
+def callee(f):
+    """``f``, converted when an AST capture is running and ``f`` is a user function (or
+    a method of one); anything else is returned as it is."""
+    if not _depth[0] or cf.current_trace() is None:
+        return f
+    kind = type(f)
+    if kind is types.FunctionType:
+        inner = getattr(f, "__ms_function__", None)
+        if inner is not None:  # grad(fn) made outside: differentiate the converted fn
+            converted = callee(inner)
+            return f if converted is inner else _rebuilt(f, converted)
+        return _convert_user(f)
+    if kind is types.MethodType and type(f.__func__) is types.FunctionType:
+        func = _convert_user(f.__func__)
+        return f if func is f.__func__ else types.MethodType(func, f.__self__)
+    return f
+
+
+def call(f, *args, **kwargs):
+    """Every call in converted code: the callee, and functions given to it (``grad(fn)``),
+    are converted first when a capture is running."""
+    if _depth[0] and cf.current_trace() is not None:
+        f = callee(f)
+        args = tuple(callee(a) for a in args)
+        kwargs = {k: callee(v) for k, v in kwargs.items()}
+    return f(*args, **kwargs)
+
+
+def _rebuilt(wrapper, converted):
+    hit = _converted.get(wrapper)
+    if hit is None:
+        hit = _converted[wrapper] = wrapper.__ms_rebuild__(converted)
+    return hit
+
+
+def _convert_user(fn):
+    code = fn.__code__
+    if getattr(fn, "__ms_converted__", False) or RT in code.co_freevars:
+        return fn  # converted already (or nested in converted code)
+    if (fn.__module__ or "").partition(".")[0] in _FRAMEWORK or \
+            code.co_filename.startswith(_LIBRARY_DIRS) or code.co_filename.startswith("<"):
+        return fn
+    hit = _converted.get(fn)
+    if hit is None:
+        from ms_graph.convert import convert
+
+        try:
+            inspect.getsourcelines(fn)
+            hit = convert(fn)
+        except (OSError, TypeError, SourceUnavailable):
+            hit = fn  # nothing to convert: it runs as Python (tensor conditions fold)
+        _converted[fn] = hit
+    return hit
 
 
 def pick(local_vars: dict, names: tuple) -> tuple:

@@ -338,6 +338,30 @@ def _ranges(expr):
     return expr
 
 
+# -- calls: converted callees ------------------------------------------------------------------
+# Builtins that read their caller's frame: called through another function they would
+# see that function's frame instead.
+_FRAME_BUILTINS = frozenset({"locals", "globals", "vars", "super", "eval", "exec", "dir"})
+
+
+class _CallRouter(ast.NodeTransformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == RT:
+            return node
+        if isinstance(f, ast.Name) and f.id in _FRAME_BUILTINS:
+            return node
+        return ast.copy_location(
+            ast.Call(func=_rt("call"), args=[f, *node.args], keywords=node.keywords), node)
+
+
+def route_calls(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """``f(...)`` -> ``runtime.call(f, ...)`` everywhere in ``fn`` (nested functions and
+    lambdas included), so that what a compiled function calls is captured by AST too."""
+    return _CallRouter().visit(fn)
+
+
 def explicit_super(fn: ast.FunctionDef) -> None:
     """``super()`` -> ``super(__class__, self)``: zero-argument super would take the first
     argument of the local function a branch becomes, not the method's ``self``."""
