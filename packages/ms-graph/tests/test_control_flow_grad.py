@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-
-import ms_autodiff as ad
 from ms_graph import jit
 from ms_graph.convert import GraphSyntaxError
+
+import ms_autodiff as ad
 from ms_ops import functional as F
 from ms_tensor import Parameter, Tensor
 from ms_tensor import dtype as mstype
