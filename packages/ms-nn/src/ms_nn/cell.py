@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from ms_nn.hooks import HookHandle
+from ms_ops.dispatch import get_recorder
 from ms_tensor import dtype as mstype
 from ms_tensor.context import GRAPH_MODE, _settings
 from ms_tensor.parameter import Parameter, ParameterTuple
@@ -424,6 +425,10 @@ class Cell:
         if bprop is None:
             if _settings["mode"] == GRAPH_MODE and not kwargs:
                 return self._run_graph(args)
+            if get_recorder() is not None:  # perhaps inside an AST capture (``@jit``)
+                from ms_graph.convert.runtime import callee
+
+                return callee(self.construct)(*args, **kwargs)
             return self.construct(*args, **kwargs)
         if kwargs:
             raise TypeError(f"{self.cls_name}: a Cell with a custom bprop takes positional "
