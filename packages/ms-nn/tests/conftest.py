@@ -21,3 +21,20 @@ def mode(request):
     set_context(mode=request.param)
     yield request.param
     set_context(mode=previous)
+
+
+@pytest.fixture
+def graph_runs(monkeypatch):
+    """A function giving how many Cell calls since the test began captured or ran a
+    compiled graph (to show that a GRAPH_MODE test did not silently run operators)."""
+    from ms_graph.jit import JitFunction
+
+    made = []
+    init = JitFunction.__init__
+
+    def tracking_init(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(JitFunction, "__init__", tracking_init)
+    return lambda: sum(j.misses + j.hits for j in made)

@@ -124,11 +124,13 @@ def run_case(nn, tensor, case_id):
 
 
 @pytest.mark.parametrize("case_id", sorted(CASES))
-def test_layer_matches_mindspore(case_id):
+def test_layer_matches_mindspore(case_id, mode, graph_runs):
     import ms_nn._layers_api as nn
     from ms_tensor import Tensor
+    from ms_tensor.context import GRAPH_MODE
 
     got = run_case(nn, Tensor, case_id)
+    assert graph_runs() == (mode == GRAPH_MODE)
     want = REF[case_id]
     assert len(got) == len(want)
     for g, w in zip(got, want):

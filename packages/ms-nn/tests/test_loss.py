@@ -68,11 +68,13 @@ def run_case(nn, tensor, case_id):
 
 
 @pytest.mark.parametrize("case_id", sorted(CASES))
-def test_loss_matches_mindspore(case_id):
+def test_loss_matches_mindspore(case_id, mode, graph_runs):
     import ms_nn._layers_api as nn
     from ms_tensor import Tensor
+    from ms_tensor.context import GRAPH_MODE
 
     got = run_case(nn, Tensor, case_id)
+    assert graph_runs() == (mode == GRAPH_MODE)
     want = np.asarray(REF[case_id], np.float32)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -423,8 +423,8 @@ class Cell:
     def _run_construct(self, args, kwargs):
         bprop = getattr(type(self), "bprop", None)
         if bprop is None:
-            if _settings["mode"] == GRAPH_MODE and not kwargs:
-                return self._run_graph(args)
+            if _settings["mode"] == GRAPH_MODE:
+                return self._run_graph(args, kwargs)
             if get_recorder() is not None:  # perhaps inside an AST capture (``@jit``)
                 from ms_graph.convert.runtime import callee
 
@@ -437,7 +437,7 @@ class Cell:
 
         return call_with_bprop(self.construct, self.bprop, *args, name=self.cls_name)
 
-    def _run_graph(self, args):
+    def _run_graph(self, args, kwargs):
         """GRAPH_MODE: ``construct`` compiled by ms-graph, once per phase and input
         signature. The phase is the ``training`` flag of this cell and every cell below
         it: Dropout and BatchNorm read it while capturing, so it is folded into the
@@ -449,7 +449,7 @@ class Cell:
         """
         construct = type(self).construct
         if hasattr(construct, "capture_mode") or not self._graph_capturable:
-            return self.construct(*args)  # already ``@jit``-compiled, or not capturable
+            return self.construct(*args, **kwargs)  # ``@jit``-compiled, or not capturable
         d = self.__dict__
         phase = d.get("_graph_phase")
         if phase is None or phase[0] != _set_train_calls[0]:
@@ -461,7 +461,7 @@ class Cell:
             from ms_graph.jit import JitFunction
 
             compiled = graphs[phase[1]] = JitFunction(construct, "ast")
-        return compiled._call(self, *args)
+        return compiled._call(self, *args, **kwargs)
 
     def _run_pre_hooks(self, args, kwargs):
         d = self.__dict__
