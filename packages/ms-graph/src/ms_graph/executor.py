@@ -7,6 +7,12 @@ slots of the inputs and parameters, calls each kernel directly on the slot array
 drops every slot at its last use, so an intermediate's memory is freed as soon as it is
 dead. In-place operators (optimizer updates) write straight into the Parameter arrays.
 
+Kernels registered with ``out=True`` write into buffers planned once per ``Executable``
+(``ms_graph.memory_plan``: intermediates whose lifetimes do not overlap share one) and
+kept from run to run, so a step allocates little beyond what the other kernels return.
+Graph outputs never live in a planned buffer. A run takes a set of buffers from a pool
+and gives it back, so runs from several threads (or nested ones) each have their own.
+
 Nodes whose ``op`` is a string are run by a runner registered for that name:
 ``register_runner(name, make)`` where ``make(node) -> run(arrays) -> tuple of arrays``
 (``arrays``: one per ``Value`` argument of the node, in order, then one per value its
@@ -17,11 +23,13 @@ Value arguments) is built in.
 
 from __future__ import annotations
 
+import copy
 import importlib
 
 import numpy as np
 
 from ms_graph import ir
+from ms_graph.memory_plan import plan_memory
 from ms_graph.trace import unflatten
 from ms_ops import dispatch
 from ms_ops.opdef import TENSOR
@@ -67,7 +75,7 @@ def _runner(name: str):
 
 class _Step:
     __slots__ = ("op", "kernel", "ins", "casts", "kwargs", "outs", "out_dtypes", "multi",
-                 "inplace", "free", "stateful", "attrs")
+                 "inplace", "free", "stateful", "attrs", "takes_out")
 
 
 class Executable:
@@ -95,6 +103,11 @@ class Executable:
         self._free_dead(steps, graph, slots)
         self._steps = steps
         self._template = template
+        takes_out = {id(n) for n, st in zip(graph.nodes, steps) if st.takes_out}
+        self.memory_plan = plan_memory(graph, lambda node: id(node) in takes_out)
+        step_of = {id(v): k for k, node in enumerate(graph.nodes) for v in node.outputs}
+        self._planned = [(step_of[id(v)], v) for v in self.memory_plan.values]
+        self._idle = [self._with_buffers()]  # step lists whose buffers no run is using
 
     # -- preparing -------------------------------------------------------------------
     def _step(self, node: ir.Node, slot) -> _Step:
@@ -103,6 +116,7 @@ class Executable:
         st.attrs = node.attrs
         st.outs = [slot(v) for v in node.outputs]
         st.free = ()
+        st.takes_out = False
         if isinstance(node.op, str):
             make = _runner(node.op)
             if make is None:
@@ -140,6 +154,9 @@ class Executable:
         st.multi = plan.multi
         st.out_dtypes = plan.out
         st.stateful = op.stateful
+        entry = _registry.load().entry("kernel", op.name, "CPU")
+        st.takes_out = (entry is not None and entry.value is plan.kernel and entry.info["out"]
+                        and not plan.multi and op.inplace is None)
         if op.inplace is None:
             st.inplace = None
         else:
@@ -161,15 +178,35 @@ class Executable:
             st.free = tuple(s for s in set(st.ins) | set(st.outs)
                             if last.get(s) == k and s not in keep)
 
+    def _with_buffers(self) -> list:
+        """The steps, those with a planned output copied to pass a new buffer as out=."""
+        plan = self.memory_plan
+        buffers = plan.allocate()
+        steps = list(self._steps)
+        for k, value in self._planned:
+            st = steps[k] = copy.copy(steps[k])
+            st.kwargs = dict(st.kwargs, out=plan.view(buffers, value))
+        return steps
+
     # -- running ---------------------------------------------------------------------
     def run_arrays(self, arrays) -> tuple:
         """Run on the input arrays (one per graph input); returns the output arrays."""
+        try:
+            steps = self._idle.pop()
+        except IndexError:  # another run of this graph holds the buffers
+            steps = self._with_buffers()
+        try:
+            return self._run(steps, arrays)
+        finally:
+            self._idle.append(steps)
+
+    def _run(self, steps, arrays) -> tuple:
         env = list(self._template)
         for s, a in zip(self._input_slots, arrays):
             env[s] = a
         for s, p in self._param_slots:
             env[s] = p._data
-        for st in self._steps:
+        for st in steps:
             xs = [env[s] for s in st.ins]
             if st.casts is None:
                 if type(st.op) is str:
