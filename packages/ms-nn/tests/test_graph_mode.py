@@ -194,11 +194,6 @@ class BatchNormInABranch(Cell):
         return x
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ms_graph/control_flow.py refuses in-place operators inside a tensor branch by "
-    "`op.inplace` only; BatchNorm writes its moving statistics through `OpDef.writes`, so "
-    "capturing runs the untaken branch's BatchNorm and updates them once; the check "
-    "there should read `op.written`"))
 def test_batchnorm_training_inside_a_tensor_branch_is_refused():
     net = BatchNormInABranch().set_train()
     x = Tensor(-np.arange(6, dtype=np.float32).reshape(2, 3))

@@ -104,7 +104,7 @@ class _SubTrace:
         self._values[id(tensor)] = (tensor, value)
 
     def record(self, op, values, attrs, out) -> None:
-        if op.inplace is not None:
+        if op.written:
             raise GraphSyntaxError(
                 f"the in-place operator {op.name} runs inside a tensor-dependent branch or "
                 "loop body, which capture does not support (both branches run while "

@@ -9,6 +9,10 @@ The signature is: the structure of the arguments, each Tensor's shape and dtype,
 Tensor arguments are the same array, the Python values of the other arguments, and the
 identity of the Parameters of the Cells the function belongs to (replacing a Parameter
 object recompiles; updating its values does not, the graph reads them when it runs).
+
+Called inside another capture, the function becomes part of that graph. Called under a
+recording tape (``grad(jit_fn)``), it runs a compiled forward graph and records one call
+whose gradient runs a compiled backward graph (``ms_graph.jit_grad``).
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ import contextlib
 import functools
 
 from ms_autodiff.tape import active_tapes
+from ms_graph import jit_grad
 from ms_graph.debug import GraphDumper, save_graphs_dir
 from ms_graph.executor import Executable
-from ms_graph.trace import current_tracer, flatten, trace_and_run, watched_parameters
+from ms_graph.trace import current_tracer, flatten, trace_and_run, unflatten, watched_parameters
 from ms_ops.dispatch import _hashable
 from ms_tensor import registry as _registry
+from ms_tensor.tensor import wrap
 
 __all__ = ["jit", "JitFunction", "compile", "optimize"]
 
@@ -118,10 +124,6 @@ class JitFunction:
             run = target if owner is None else functools.partial(target, owner)
             with _capturing(self.capture_mode):
                 return run(*args, **kwargs)
-        if active_tapes():
-            # Under differentiation it runs as operators so the tape records them (a
-            # graph run would be opaque to the tape).
-            return self.fn(*args, **kwargs) if owner is None else self.fn(owner, *args, **kwargs)
         leaves: list = []
         tree = flatten((args, kwargs), leaves)
         params = watched_parameters(self.fn if owner is None else owner, args)
@@ -129,6 +131,8 @@ class JitFunction:
         sig = tuple((t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
                     for i, t in enumerate(leaves))
         key = (id(owner), _tree_key(tree), sig, tuple(id(p) for p in params))
+        if any(t.recording for t in active_tapes()):
+            return self._differentiated(owner, key, leaves, tree, params)
         entry = self._cache.get(key)
         if entry is not None:
             self.hits += 1
@@ -141,6 +145,30 @@ class JitFunction:
                                           check_params=params)
         self._cache[key] = _Entry(Executable(optimize(graph)), params + [owner])
         return result
+
+    def _differentiated(self, owner, key, leaves, tree, params):
+        """Under a recording tape: the forward graph now, the backward graph when the
+        tape's backward pass reaches this call (``ms_graph.jit_grad``)."""
+        mask, watched = jit_grad.watch_set(leaves)
+        key = key + (mask, tuple(id(p) for p in watched))
+        entry = self._cache.get(key)
+        if entry is not None:
+            self.hits += 1
+            dg = entry.executable
+            got = dg.forward.run_arrays([t._data for t in leaves])
+            n = dg.n_outputs
+            result = unflatten(dg.out_tree, [wrap(a) for a in got[:n]])
+            residuals = got[n:]
+        else:
+            self.misses += 1
+            target = self._capture_target()
+            run = target if owner is None else functools.partial(target, owner)
+            with _capturing(self.capture_mode):
+                dg, result, residuals = jit_grad.capture(
+                    run, leaves, tree, mask, watched, self.__qualname__, optimize)
+            self._cache[key] = _Entry(dg, params + watched + [owner])
+        fn = self.fn if owner is None else functools.partial(self.fn, owner)
+        return jit_grad.differentiated_call(dg, fn, leaves, tree, result, residuals)
 
     def _capture_target(self):
         if self._target is None:

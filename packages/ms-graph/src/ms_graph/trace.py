@@ -59,12 +59,14 @@ class Tracer:
         self._by_array: dict[int, Value] = {}
         self._keep: list = []
         self._param_values: dict[int, Value] = {}
+        self._arrays: dict[int, object] = {}  # id(Value) -> the array it had while tracing
         self._previous = None
 
     # -- values ----------------------------------------------------------------------
     def _bind(self, t: Tensor, v: Value) -> None:
         self._by_tensor[id(t)] = v
         self._by_array[id(t._data)] = v
+        self._arrays.setdefault(id(v), t._data)
         self._keep.append(t)
         self._keep.append(t._data)
 
@@ -95,6 +97,12 @@ class Tracer:
             v = Value(spec_of(arr), const=arr)
         self._bind(t, v)
         return v
+
+    def array_of(self, v: Value):
+        """The array ``v`` held while tracing (a graph value met by this tracer)."""
+        if v.is_const:
+            return v.const
+        return self._arrays[id(v)]
 
     def const_of(self, array) -> Value:
         v = Value(spec_of(array), const=array)
