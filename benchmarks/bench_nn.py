@@ -14,8 +14,13 @@ in PyNative mode, MindSpore also in GRAPH_MODE (the whole step compiled); PyTorc
 ``nn.Linear``/``nn.Conv2d``, ``F.cross_entropy`` and ``optim.SGD(momentum=0.9)``. All start
 from the same weights and batch; before timing, each one's losses over three steps are
 compared with microspore's and a framework that differs is dropped. Samples interleave
-round by round; the table shows medians. MindSpore runs in its own interpreter
-(``MS_PYTHON``, default ``/tmp/msenv/bin/python``) as a worker (``benchmarks/_workers.py``).
+round by round (A B A B ...) with no pause between them; the table shows medians.
+
+Every framework runs warm in its own process, a worker answering "run once" over a pipe
+(``benchmarks/_workers.py``) and stopped (SIGSTOP) while the others run, so that no idle
+thread pool spins against the framework being timed: microspore and PyTorch (which ships
+its own libgomp) from this interpreter, MindSpore from its own (``MS_PYTHON``, default
+``/tmp/msenv/bin/python``). A sample is ``WARM_STEPS`` untimed steps, then ``STEPS`` timed.
 
 ``--memory``: peak resident memory (``VmHWM``) of a process that imports the framework
 and runs 200 MLP steps, one fresh process per framework. ``--imports``: wall time of
@@ -42,7 +47,6 @@ from _common import (
     QUICK_NOTE,
     START_ENV,
     THREADS,
-    Row,
     arg_parser,
     check_agreement,
     load_line,
@@ -52,12 +56,20 @@ from _common import (
     run_rounds,
     timed,
 )
-from _workers import mindspore_cpu, mindspore_python, reply_channel, serve, start_worker
+from _workers import (
+    Worker,
+    mindspore_cpu,
+    mindspore_python,
+    reply_channel,
+    serve,
+    start_worker,
+)
 
 MLP_SIZES = (784, 512, 512, 10)
 BATCH = {"mlp": 64, "lenet": 32}
 LR, MOMENTUM = 0.01, 0.9
-STEPS = {"mlp": 10, "lenet": 10}   # training steps per sample
+STEPS = {"mlp": 20, "lenet": 20}   # timed training steps per sample
+WARM_STEPS = 2                      # untimed steps before them, in the same sample
 CHECK_STEPS = 3
 MEMORY_STEPS = 200
 CASES = ("mlp", "lenet")
@@ -110,7 +122,9 @@ def ms_step(ms, case, data):
     return (lambda: train(x, y)), net.trainable_params()
 
 
-def torch_step(torch, case, data):
+def torch_step(torch, case, data, compiled=False):
+    """One PyTorch training step of ``case``; ``compiled`` runs the network through
+    ``torch.compile`` (forward and, by AOTAutograd, backward; the optimizer stays eager)."""
     nn, F = torch.nn, torch.nn.functional
     if case == "mlp":
         layers = []
@@ -140,10 +154,11 @@ def torch_step(torch, case, data):
     opt = torch.optim.SGD(net.parameters(), lr=LR, momentum=MOMENTUM)
     x = torch.from_numpy(data[f"{case}/x"])
     y = torch.from_numpy(data[f"{case}/y"]).long()
+    model = torch.compile(net) if compiled else net
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(net(x), y)
+        loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
         return loss
@@ -169,39 +184,88 @@ def make_inputs(path: str) -> None:
     np.savez(path, **arrays)
 
 
-def local_rows(data, notes):
+# --- the step workers: every framework in its own process ----------------------------------
+def step_runs(case, make_step, to_float):
+    """``(run, check)`` of ``case``: ``run`` times ``STEPS[case]`` steps after ``WARM_STEPS``
+    untimed ones (the worker was stopped while the others ran: its caches are cold and
+    its thread pools asleep), ``check`` gives the losses of a fresh step's first steps."""
+    step = make_step()
+
+    def run():
+        for _ in range(WARM_STEPS):
+            step()
+        return timed(lambda: to_float([step() for _ in range(STEPS[case])][-1]))
+
+    def check():
+        fresh = make_step()
+        return [to_float(fresh()) for _ in range(CHECK_STEPS)]
+
+    return run, check
+
+
+def microspore_worker_main(data_path: str) -> int:
+    """microspore in PyNative mode, answering the driver's requests."""
+    reply = reply_channel()
     import microspore as ms
 
-    rows = []
+    data = dict(np.load(data_path))
+    runs, checks = {}, {}
     for case in CASES:
-        step, _ = ms_step(ms, case, data)
+        runs[case], checks[case] = step_runs(case, lambda case=case: ms_step(ms, case, data)[0],
+                                             lambda t: float(t.asnumpy()))
+    return serve(reply, runs, checks, hello={"version": ms.__version__})
 
-        def run(step=step, case=case):
-            return timed(lambda: [step() for _ in range(STEPS[case])][-1].asnumpy())
 
-        def check(case=case):
-            fresh, _ = ms_step(ms, case, data)
-            return [float(fresh().asnumpy()) for _ in range(CHECK_STEPS)]
-
-        rows.append(Row(case, "microspore PyNative", run, check))
+def torch_worker_main(data_path: str) -> int:
+    """PyTorch eager, answering the driver's requests."""
+    reply = reply_channel()
     try:
         import torch
     except ImportError:
-        notes.append("PyTorch skipped: not installed (`pip install torch==2.13.0`).")
-        return rows
+        return serve(reply, {}, {}, hello={"skipped": "PyTorch skipped: not installed in this "
+                                                      "interpreter (`pip install torch==2.13.0`)."})
     torch.set_num_threads(THREADS)
-    notes.append(f"PyTorch {torch.__version__}, torch.set_num_threads({THREADS}).")
+    data = dict(np.load(data_path))
+    runs, checks = {}, {}
     for case in CASES:
-        step = torch_step(torch, case, data)
+        runs[case], checks[case] = step_runs(case, lambda case=case: torch_step(torch, case, data),
+                                             lambda t: t.item())
+    return serve(reply, runs, checks, hello={"version": torch.__version__})
 
-        def run(step=step, case=case):
-            return timed(lambda: [step() for _ in range(STEPS[case])][-1].item())
 
-        def check(case=case):
-            fresh = torch_step(torch, case, data)
-            return [fresh().item() for _ in range(CHECK_STEPS)]
+def worker_main(data_path: str) -> int:
+    """The MindSpore side (mode from ``BENCH_MS_MODE``): answer the driver's requests."""
+    reply = reply_channel()
+    graph = os.environ.get("BENCH_MS_MODE") == "graph"
+    ms = mindspore_cpu(THREADS, "GRAPH_MODE" if graph else "PYNATIVE_MODE")
+    data = dict(np.load(data_path))
+    runs, checks = {}, {}
+    for case in CASES:
+        runs[case], checks[case] = step_runs(case, lambda case=case: ms_step(ms, case, data)[0],
+                                             lambda t: float(t.asnumpy()))
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # MindSpore writes rank_0/ (compile reports) into the working directory
+        return serve(reply, runs, checks, THREADS)
 
-        rows.append(Row(case, "PyTorch eager", run, check))
+
+def local_rows(data_path, notes, workers):
+    """microspore's and PyTorch's rows, each framework answering from its own process."""
+    rows = []
+    for flag, name, label, note in (
+            ("--microspore-worker", "microspore", "microspore PyNative", None),
+            ("--torch-worker", "PyTorch", "PyTorch eager", f"torch.set_num_threads({THREADS})")):
+        try:
+            worker = Worker(sys.executable, __file__, data_path, START_ENV, flag=flag)
+        except (OSError, RuntimeError) as e:
+            notes.append(f"{name} skipped: {e}")
+            continue
+        workers.append(worker)
+        if "skipped" in worker.hello:
+            notes.append(worker.hello["skipped"])
+            continue
+        notes.append(f"{name} {worker.hello['version']} (own process)"
+                     + (f", {note}." if note else "."))
+        rows += [worker.row(case, label) for case in CASES]
     return rows
 
 
@@ -216,26 +280,6 @@ def mindspore_rows(data_path, notes, workers):
             notes.append(worker.describe())
         rows += [worker.row(case, label) for case in CASES]
     return rows
-
-
-def worker_main(data_path: str) -> int:
-    """The MindSpore side (mode from ``BENCH_MS_MODE``): answer the driver's requests."""
-    reply = reply_channel()
-    graph = os.environ.get("BENCH_MS_MODE") == "graph"
-    ms = mindspore_cpu(THREADS, "GRAPH_MODE" if graph else "PYNATIVE_MODE")
-    data = dict(np.load(data_path))
-    steps = {case: ms_step(ms, case, data)[0] for case in CASES}
-
-    def run(case):
-        step = steps[case]
-        return timed(lambda: [step() for _ in range(STEPS[case])][-1].asnumpy())
-
-    def check(case):
-        fresh, _ = ms_step(ms, case, data)
-        return [float(fresh().asnumpy()) for _ in range(CHECK_STEPS)]
-
-    return serve(reply, {c: (lambda c=c: run(c)) for c in CASES},
-                 {c: (lambda c=c: check(c)) for c in CASES}, THREADS)
 
 
 # --- memory and import time ------------------------------------------------------------------
@@ -346,14 +390,20 @@ def main(argv=None) -> int:
     p.add_argument("--imports", action="store_true", help="import times")
     p.add_argument("--all", action="store_true", help="steps, memory and imports")
     p.add_argument("--memory-worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
+    p.add_argument("--microspore-worker", metavar="DATA", help=argparse.SUPPRESS)
+    p.add_argument("--torch-worker", metavar="DATA", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker_main(args.worker)
+    if args.microspore_worker:
+        return microspore_worker_main(args.microspore_worker)
+    if args.torch_worker:
+        return torch_worker_main(args.torch_worker)
     if args.memory_worker:
         return memory_main(*args.memory_worker)
     do_steps = args.all or not (args.memory or args.imports)
     cases = args.case or list(CASES)
-    rounds, warmup = (3, 1) if args.quick else (15, 2)
+    rounds, warmup = (3, 1) if args.quick else (21, 2)
     load = os.getloadavg()
     notes: list[str] = []
     workers: list = []
@@ -361,21 +411,23 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         data_path = os.path.join(tmp, "inputs.npz")
         make_inputs(data_path)
-        data = dict(np.load(data_path))
         if do_steps:
             try:
-                rows = local_rows(data, notes) + mindspore_rows(data_path, notes, workers)
+                rows = local_rows(data_path, notes, workers) + mindspore_rows(data_path, notes,
+                                                                             workers)
                 rows = check_agreement([r for r in rows if r.case in cases], notes,
                                        "microspore", atol=1e-4, describe=lambda got, want:
                                        f"losses {got} differ from microspore's {want}")
                 for case in cases:
-                    # 0.3 s: let the previous framework's thread pools fall asleep.
-                    run_rounds(rows, case, rounds, warmup, settle_s=0.3)
+                    # No pause between samples: idle workers are stopped instead (see
+                    # _workers.Worker); on this VM an idle pause makes the next calls slower.
+                    run_rounds(rows, case, rounds, warmup, settle_s=0.0)
             finally:
                 for w in workers:
                     w.close()
-            print(f"Training steps; one sample = {STEPS['mlp']} steps; medians over {rounds} "
-                  "rounds after warm-up, implementations interleaved."
+            print(f"Training steps; one sample = {STEPS['mlp']} steps after {WARM_STEPS} "
+                  f"untimed ones; medians over {rounds} rounds after {warmup} warm-up rounds, "
+                  "implementations interleaved, each in its own process."
                   + (QUICK_NOTE if args.quick else "")
                   + "\n")
             print(step_table(rows) + "\n")
