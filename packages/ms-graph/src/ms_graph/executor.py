@@ -8,8 +8,9 @@ drops every slot at its last use, so an intermediate's memory is freed as soon a
 dead. In-place operators (optimizer updates) write straight into the Parameter arrays.
 
 Kernels registered with ``out=True`` write into buffers planned once per ``Executable``
-(``ms_graph.memory_plan``: intermediates whose lifetimes do not overlap share one) and
-kept from run to run, so a step allocates little beyond what the other kernels return.
+(``ms_graph.memory_plan``: intermediates whose lifetimes do not overlap share one),
+allocated by the first run and kept from run to run, so a step allocates little beyond
+what the other kernels return.
 Graph outputs never live in a planned buffer. A run takes a set of buffers from a pool
 and gives it back, so runs from several threads (or nested ones) each have their own.
 
@@ -107,7 +108,7 @@ class Executable:
         self.memory_plan = plan_memory(graph, lambda node: id(node) in takes_out)
         step_of = {id(v): k for k, node in enumerate(graph.nodes) for v in node.outputs}
         self._planned = [(step_of[id(v)], v) for v in self.memory_plan.values]
-        self._idle = [self._with_buffers()]  # step lists whose buffers no run is using
+        self._idle: list = []  # step lists whose buffers no run is using (made on demand)
 
     # -- preparing -------------------------------------------------------------------
     def _step(self, node: ir.Node, slot) -> _Step:
@@ -193,7 +194,7 @@ class Executable:
         """Run on the input arrays (one per graph input); returns the output arrays."""
         try:
             steps = self._idle.pop()
-        except IndexError:  # another run of this graph holds the buffers
+        except IndexError:  # the first run, or another run holds the buffers
             steps = self._with_buffers()
         try:
             return self._run(steps, arrays)
