@@ -117,3 +117,16 @@ def test_value_written_in_place_keeps_its_node():
     xv = np.full(3, 5.0, np.float32)
     np.testing.assert_array_equal(run(g, xv)[0], [4, 4, 4])
     np.testing.assert_array_equal(xv, [5, 5, 5])
+
+
+def test_a_copy_taken_before_an_in_place_update_keeps_the_old_values():
+    b = Builder()
+    x = b.input((3,))
+    saved = b(array.Identity, x)
+    updated = b(optim.ApplyGradientDescent, x, 1.0, b.const(np.ones(3, np.float32)))
+    g = b.output(saved, updated)
+    algebraic.run(g)
+    assert names(g) == ["Identity", "ApplyGradientDescent"]
+    old, new = run(g, np.full(3, 5.0, np.float32))
+    np.testing.assert_array_equal(old, [5, 5, 5])
+    np.testing.assert_array_equal(new, [4, 4, 4])

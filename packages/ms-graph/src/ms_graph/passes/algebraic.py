@@ -7,7 +7,9 @@ and dtype -> its input; ``Identity(x)`` -> ``x``; ``Reshape(Reshape(x, a), b)`` 
 that is the identity permutation. A rule applies only when the result keeps the node's
 output shape and dtype (``x * 1.0`` with integer ``x`` promotes, so it stays). ``x + 0``
 turns ``-0.0`` into ``0.0``; the rewrite keeps ``-0.0`` (as XLA's does). A value an
-in-place operator writes into is never replaced by its source (the write would move).
+in-place operator writes into is never replaced by its source (the write would move),
+nor is a copy replaced by a value that is written later (``Identity(p)`` taken before an
+optimizer updates ``p`` must keep the old values).
 Dead producers are left for ``dce``.
 """
 
@@ -35,7 +37,7 @@ def run(graph: Graph) -> Graph:
             continue
         out = node.outputs[0]
         new = _simplify(node, out)
-        if new is not None and new is not out:
+        if new is not None and new is not out and id(resolve(new, subst)) not in written:
             subst[id(out)] = new
     substitute(graph, subst)
     return graph
