@@ -161,10 +161,13 @@ def test_set_train_on_an_inner_cell_selects_another_graph():
     assert sorted((j.misses, j.hits) for j in compiled_graphs(graph[3])) == [(1, 0), (1, 1)]
 
 
-def test_loss_scale_step_runs_as_operators_in_graph_mode():
-    """Its update is skipped on overflow, a Python branch: GRAPH_MODE must not compile it
-    (a graph would fold the first step's decision), and gives PyNative's results."""
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+def test_loss_scale_step_compiles_once_and_skips_overflowing_updates():
+    """Whether the update runs depends on each step's gradients: one compiled graph must
+    skip the overflowing step and apply the others, with PyNative's scale schedule."""
     weights = initial_weights()
+    broken = (BATCHES[0][0] * np.float32(np.nan), BATCHES[0][1])  # NaN gradients
+    batches = [BATCHES[0], broken, BATCHES[1], BATCHES[2], broken, BATCHES[3]]
 
     def train():
         net = make_net(weights)
@@ -173,14 +176,23 @@ def test_loss_scale_step_runs_as_operators_in_graph_mode():
             Momentum(net.trainable_params(), 0.1, 0.9),
             scale_sense=DynamicLossScaleUpdateCell(2.0 ** 10, 2, 2))
         step.set_train()
-        out = [tuple(float(v.asnumpy()) for v in step(x, y)) for x, y in BATCHES]
-        return out, state(step), step
+        out, states = [], []
+        for x, y in batches:
+            out.append(tuple(float(v.asnumpy()) for v in step(x, y)))
+            states.append({p.name: p.asnumpy().copy() for p in net.trainable_params()})
+        return out, states, state(step), step
 
-    eager_out, eager_state, _ = in_mode(PYNATIVE_MODE, train)
-    graph_out, graph_state, step = in_mode(GRAPH_MODE, train)
+    eager_out, eager_states, eager_state, _ = in_mode(PYNATIVE_MODE, train)
+    graph_out, graph_states, graph_state, step = in_mode(GRAPH_MODE, train)
     np.testing.assert_allclose(graph_out, eager_out, rtol=1e-6)
     assert_same_state(graph_state, eager_state)
-    assert compiled_graphs(step) == [] and compiled_graphs(step.loss_scaling_manager) == []
+    assert [o[1] for o in eager_out] == [0.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    assert [o[2] for o in eager_out] == [1024.0, 512.0, 512.0, 1024.0, 512.0, 512.0]
+    for k in (1, 4):  # the overflowing steps left the weights as they were
+        assert_same_state(graph_states[k], graph_states[k - 1])
+    assert not all(np.allclose(graph_states[2][n], graph_states[1][n]) for n in graph_states[2])
+    ((graph,),) = [compiled_graphs(step)]
+    assert (graph.misses, graph.hits) == (1, len(batches) - 1)
 
 
 class BatchNormInABranch(Cell):

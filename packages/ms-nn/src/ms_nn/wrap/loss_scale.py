@@ -16,16 +16,16 @@ __all__ = ["all_finite", "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell
 
 def all_finite(inputs) -> Tensor:
     """A bool scalar Tensor: True when no value of any Tensor in ``inputs`` is inf or NaN.
+    Computed with operators, so a compiled training step checks every step's values.
 
     >>> bool(all_finite((Tensor([1.0, float("inf")]), Tensor([1.0]))))
     False
     """
-    ok = True
+    ok = None
     for x in inputs:
-        if not bool(ops.all(ops.isfinite(x))):
-            ok = False
-            break
-    return Tensor(ok)
+        finite = ops.all(ops.isfinite(x))
+        ok = finite if ok is None else ops.logical_and(ok, finite)
+    return Tensor(True) if ok is None else ok
 
 
 class DynamicLossScaleUpdateCell(Cell):
@@ -33,11 +33,9 @@ class DynamicLossScaleUpdateCell(Cell):
     by ``scale_factor`` (not below 1); after ``scale_window`` steps without overflow it
     multiplies it by ``scale_factor``. ``cell(loss_scale, overflow)`` returns overflow.
 
-    It branches on the overflow flag in Python and counts steps with numpy writes, so
-    GRAPH_MODE runs it as operators.
+    Every decision is a ``select`` and every update an ``Assign``, so the same code runs
+    eagerly and compiled.
     """
-
-    _graph_capturable = False
 
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
@@ -53,20 +51,16 @@ class DynamicLossScaleUpdateCell(Cell):
         return self.loss_scale_value
 
     def construct(self, loss_scale, overflow):
-        overflow = bool(overflow)
-        scale = loss_scale
-        if overflow:
-            scale = ops.maximum(scale / self.scale_factor, self.minimum_loss_scale)
-        since = int(self.cur_iter) - int(self.last_overflow_iter)
-        should_grow = since >= int(self.scale_window)
-        if overflow or should_grow:
-            self.last_overflow_iter._data[...] = self.cur_iter._data
-        if should_grow and not overflow:
-            scale = scale * self.scale_factor
-        if scale is not loss_scale:
-            loss_scale.set_data(ops.cast(scale, loss_scale.dtype).reshape(loss_scale.shape))
-        self.cur_iter._data += 1
-        return Tensor(overflow)
+        should_grow = (self.cur_iter - self.last_overflow_iter) >= self.scale_window
+        shrunk = ops.maximum(loss_scale / self.scale_factor, self.minimum_loss_scale)
+        grown = ops.select(should_grow, loss_scale * self.scale_factor, loss_scale)
+        scale = ops.select(overflow, shrunk, grown)
+        ops.assign(loss_scale, ops.cast(scale, loss_scale.dtype).reshape(loss_scale.shape))
+        restart = ops.logical_or(overflow, should_grow)
+        ops.assign(self.last_overflow_iter,
+                   ops.select(restart, self.cur_iter, self.last_overflow_iter))
+        ops.assign_add(self.cur_iter, Tensor(1, int32))
+        return overflow
 
 
 class FixedLossScaleUpdateCell(Cell):
@@ -96,12 +90,10 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             ``get_update_cell()``), or a Tensor of shape ``()`` or ``(1,)`` holding a
             fixed scale (change it with ``set_sense_scale``).
 
-    Whether the update runs depends on the gradients' values, a Python branch (the
-    optimizer's in-place update cannot sit in a graph's tensor branch), so GRAPH_MODE
-    runs this step as operators; the optimizer it calls is compiled on its own.
+    The update is skipped with a Python branch when run eagerly; in a compiled step
+    (GRAPH_MODE), where such a branch would be frozen at capture, the update runs and
+    what it wrote is put back when the step overflowed (``_update_unless``).
     """
-
-    _graph_capturable = False
 
     def __init__(self, network, optimizer, scale_sense):
         super().__init__(network, optimizer, sens=None)
@@ -127,9 +119,23 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
         grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
         overflow = self.process_loss_scale(cond)
-        if not bool(overflow):
-            self.optimizer(grads)
-        return loss, cond, Tensor(np.array(scaling_sens._data))
+        self._update_unless(overflow, grads)
+        return loss, cond, ops.identity(scaling_sens)  # a copy: the scale changes later
+
+    def _update_unless(self, overflow, grads) -> None:
+        """Run the optimizer unless ``overflow`` (see the class doc)."""
+        from ms_graph.trace import current_tracer
+
+        if current_tracer() is None:
+            if not bool(overflow):
+                self.optimizer(grads)
+            return
+        state = {id(p): p for p in self.optimizer.parameters}
+        state.update((id(p), p) for _, p in self.optimizer.parameters_and_names())
+        saved = [(p, ops.identity(p)) for p in state.values()]
+        self.optimizer(grads)
+        for p, old in saved:
+            ops.assign(p, ops.select(overflow, old, p))
 
     def set_sense_scale(self, sens):
         """Replace the loss scale (a Tensor)."""
@@ -144,7 +150,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def get_overflow_status(self, status, compute_output):
         """A bool Tensor: True when some gradient holds inf or NaN."""
-        return Tensor(not bool(all_finite(compute_output)))
+        return ops.logical_not(all_finite(compute_output))
 
     def process_loss_scale(self, overflow):
         """Let the update Cell adjust the scale; returns whether the step overflowed."""
