@@ -47,10 +47,11 @@ def get_recorder():
 
 
 class _Plan:
-    __slots__ = ("casts", "out", "multi", "kwargs", "kernel", "specs", "exact")
+    __slots__ = ("casts", "uncast", "out", "multi", "kwargs", "kernel", "specs", "exact")
 
     def __init__(self, casts, out, multi, kwargs, kernel, specs):
         self.casts = casts
+        self.uncast = not any(c is not None for c in casts)
         self.out = out
         self.multi = multi
         self.kwargs = kwargs
@@ -104,7 +105,8 @@ def execute(op, values, attrs, state=None):
         else:
             key.append(_hashable(v))
     for v in attrs.values():
-        key.append(_hashable(v))
+        t = type(v)
+        key.append((t, v) if t in _SCALARS else v if t is str else _hashable(v))
     key = tuple(key)
     plan = op._cache.get(key)
     if plan is None:
@@ -113,8 +115,9 @@ def execute(op, values, attrs, state=None):
             op._cache.clear()
         op._cache[key] = plan
 
-    arrays = [a if c is None else (a.astype(c) if type(a) is _ndarray else np.asarray(a, c))
-              for a, c in zip(raw, plan.casts)]
+    arrays = raw if plan.uncast else [
+        a if c is None else (a.astype(c) if type(a) is _ndarray else np.asarray(a, c))
+        for a, c in zip(raw, plan.casts)]
     kwargs = plan.kwargs
     if op.stateful:
         if state is None:

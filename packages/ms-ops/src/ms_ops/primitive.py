@@ -6,7 +6,7 @@ operator on tensors. Each OpDef gets one Primitive subclass, made on demand.
 
 from __future__ import annotations
 
-from ms_ops.dispatch import execute
+from ms_ops.dispatch import execute, execute_plain
 from ms_ops.opdef import REQUIRED, OpDef
 
 __all__ = ["Primitive", "make_primitive_class"]
@@ -44,6 +44,8 @@ class Primitive:
     def __call__(self, *inputs, **kwargs):
         op = self.op
         if self._fast and not kwargs and len(inputs) == len(op.inputs):
+            if op._plain and not self.attrs:  # ``ops.Add()(x, y)``: dispatch's fast path
+                return execute_plain(op, inputs)
             return execute(op, inputs, self.attrs)
         if kwargs or len(inputs) != len(op.inputs):
             values, _ = op.bind(inputs, kwargs, with_attrs=False)

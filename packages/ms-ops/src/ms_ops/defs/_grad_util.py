@@ -46,6 +46,8 @@ def sum_to(dout: Tensor, shape: tuple) -> Tensor:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(shape) if d == 1 and dout.shape[lead + i] != 1)
     summed = reduction.ReduceSum(dout, axes, keep_dims=False) if axes else dout
+    if summed.shape == tuple(shape):  # a bias's gradient: the sum already has its shape
+        return summed
     return array.Reshape(summed, tuple(shape))
 
 

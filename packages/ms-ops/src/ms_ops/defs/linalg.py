@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs._grad_util import sum_to, wanted
+from ms_ops.dispatch import execute
 from ms_ops.infer import broadcast_shapes, check_dtype
 from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec
 
@@ -59,18 +60,28 @@ def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
     return np.matmul(_t(x, transpose_a), _t(y, transpose_b), out=out)
 
 
+def _transposes(ta: bool, tb: bool) -> dict:
+    return {"transpose_a": ta, "transpose_b": tb}
+
+
+# Complete attribute dicts, made once: the rules below call ``execute`` with them directly
+# (the gradients of every training step's matrix products run through here).
+_NN, _NT, _TN, _TT = (_transposes(False, False), _transposes(False, True),
+                      _transposes(True, False), _transposes(True, True))
+
+
 def _matmul_grads(op, x, y, dout, ta, tb):
     """(dx, dy) of ``op(x, y)``; each is None unless the caller wants it."""
     if not ta and not tb:
-        gx, gy = ((dout, y), {"transpose_b": True}), ((x, dout), {"transpose_a": True})
+        gx, gy = ((dout, y), _NT), ((x, dout), _TN)
     elif not ta:
-        gx, gy = ((dout, y), {}), ((dout, x), {"transpose_a": True})
+        gx, gy = ((dout, y), _NN), ((dout, x), _TN)
     elif not tb:
-        gx, gy = ((y, dout), {"transpose_b": True}), ((x, dout), {})
+        gx, gy = ((y, dout), _NT), ((x, dout), _NN)
     else:
-        both = {"transpose_a": True, "transpose_b": True}
-        gx, gy = ((y, dout), both), ((dout, x), both)
-    return tuple(op(*args, **kw) if wanted(i) else None for i, (args, kw) in enumerate((gx, gy)))
+        gx, gy = ((y, dout), _TT), ((dout, x), _TT)
+    return (execute(op, gx[0], gx[1]) if wanted(0) else None,
+            execute(op, gy[0], gy[1]) if wanted(1) else None)
 
 
 def matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):

@@ -86,7 +86,10 @@ ReduceAny = OpDef("ReduceAny", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
 
 # -- kernels ------------------------------------------------------------------------
 def reduce_sum_cpu(x, axis=(), keep_dims=False, out=None):
-    return np.sum(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype, out=out)
+    # np.add.reduce is what np.sum calls, without its Python wrapper (a bias's gradient
+    # in every training step comes through here)
+    return np.add.reduce(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype,
+                         out=out)
 
 
 def reduce_mean_cpu(x, axis=(), keep_dims=False):
