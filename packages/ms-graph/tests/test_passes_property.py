@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ms_graph.executor import Executable
+from ms_graph.infer import check
 from ms_graph.passes import run_all
 from ms_graph.trace import trace
 
@@ -81,7 +82,9 @@ def test_optimized_graph_gives_eager_values(steps, dtype, seed):
     plain = Executable(graph).run_arrays([x.asnumpy(), w.asnumpy()])[0]
     np.testing.assert_array_equal(plain, eager)
     n_before = len(graph.nodes)
+    check(graph)  # inference over the IR gives every recorded spec
     optimized = run_all(graph)
+    check(optimized)  # and the passes keep them
     assert len(optimized.nodes) <= n_before
     got = Executable(optimized).run_arrays([x.asnumpy(), w.asnumpy()])[0]
     assert got.dtype == eager.dtype and got.shape == eager.shape
