@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
-
-import ms_autodiff as ad
 from ms_graph import jit
 from ms_graph.infer import InferenceError, check, infer
 from ms_graph.passes import run_all
 from ms_graph.trace import trace
+
+import ms_autodiff as ad
 from ms_ops import functional as F
 from ms_ops.opdef import TensorSpec
 from ms_tensor import Parameter, Tensor
