@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from ms_graph.convert import GraphSyntaxError, convert
 from ms_graph.executor import Executable
+from ms_graph.jit import jit
 from ms_graph.trace import trace_and_run
 
 from ms_tensor import Tensor
@@ -193,6 +194,40 @@ def test_method_conversion_keeps_self():
     _same(conv(T(4.0)), T(2.0))
     graph, _ = trace_and_run(conv, (T(4.0),))
     _same(Executable(graph)(T(-4.0)), T(-4.0))
+
+
+def _halve_if_positive(x):
+    if x.sum() > 0:
+        x = x * 0.5
+    return x
+
+
+class _Helper:
+    def scale(self, x):
+        while x.sum() > 10:
+            x = x * 0.5
+        return x
+
+
+def test_functions_and_methods_a_compiled_function_calls_are_converted():
+    helper = _Helper()
+
+    def outer(x):
+        return helper.scale(_halve_if_positive(x)) + 1.0
+
+    compiled = jit(outer)
+    for v in (40.0, -3.0, 4.0):  # other branches and trip counts than at capture
+        _same(compiled(T(v)), outer(T(v)))
+    assert (compiled.misses, compiled.hits) == (1, 2)
+    (entry,) = compiled._cache.values()
+    assert {"Cond", "While"} <= {n.name for n in entry.executable.graph.nodes}
+
+
+def test_library_functions_are_called_as_they_are():
+    def outer(x):
+        return x * float(np.sum(np.ones(3)))  # numpy is called, not converted
+
+    _same(jit(outer)(T(2.0)), T(6.0))
 
 
 def _err_line(fn, needle):
