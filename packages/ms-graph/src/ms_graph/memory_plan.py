@@ -68,12 +68,13 @@ class MemoryPlan:
         return f"<MemoryPlan {self.report()}>"
 
 
-def plan_memory(graph: ir.Graph, writes_out) -> MemoryPlan:
+def plan_memory(graph: ir.Graph, writes_out, min_nbytes: int = 1) -> MemoryPlan:
     """Plan buffers for the outputs of the nodes of ``graph`` where ``writes_out(node)``
-    (nodes with one output, whose kernel can fill a given array); see the module doc."""
+    (nodes with one output, whose kernel can fill a given array) that take at least
+    ``min_nbytes``; see the module doc."""
     candidates, last, pinned = _lifetimes(graph, writes_out)
     planned = [(start, v) for start, v in candidates
-               if id(v) not in pinned and _nbytes(v.spec)]
+               if id(v) not in pinned and _nbytes(v.spec) >= min_nbytes]
     buffer_of: dict[int, int] = {}
     sizes: list[int] = []
     free: list[int] = []
