@@ -235,6 +235,28 @@ def test_prelu_agrees_with_mindspore():
     np.testing.assert_allclose(out.asnumpy(), [[-0.1, 2.0], [-0.3, 4.0]], rtol=1e-6)
 
 
+def _bits(a):
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("shape", [(33, 7), (2, 3, 4, 5), (0, 3)])
+def test_relu_grad_kernel_is_bitwise_np_where(dtype, shape):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape).astype(dtype)
+    dy = rng.standard_normal(shape).astype(dtype)
+    if x.size:
+        x.flat[:4] = [np.nan, 0.0, -0.0, np.inf]
+        x.flat[4:7], dy.flat[4:7] = 1.0, [np.nan, -0.0, -np.inf]
+    want = _bits(np.where(x > 0, dy, np.zeros((), dtype)))
+    assert np.array_equal(_bits(A.relu_grad_cpu(dy, x)), want)
+    out = np.full_like(dy, 7)
+    assert A.relu_grad_cpu(dy, x, out=out) is out
+    assert np.array_equal(_bits(out), want)
+    strided = A.relu_grad_cpu(dy.T, x.T)  # not C-contiguous: the numpy path
+    assert np.array_equal(_bits(strided), _bits(np.where(x.T > 0, dy.T, np.zeros((), dtype))))
+
+
 def test_relu_grad_differentiates_again():
     rng = np.random.default_rng(4)
     dy = rng.standard_normal((3, 4))

@@ -16,6 +16,7 @@ from ms_ops.defs import array, math_unary, reduction
 from ms_ops.defs.arithmetic import Abs, Add, Div, Mul, Neg, Sub
 from ms_ops.dispatch import unary_method
 from ms_ops.infer import check_dtype, normalize_axes, normalize_axis
+from ms_ops.kernels import _activation
 from ms_ops.opdef import FLOATS, NUMBERS, Arg, Attr, OpDef, TensorSpec
 from ms_tensor import dtype as mstype
 
@@ -170,9 +171,20 @@ def relu6_cpu(x):
 _UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
+def _flat_c(a):
+    return a.dtype in (np.float32, np.float64) and a.flags.c_contiguous
+
+
 def relu_grad_cpu(dy, x, out=None):
-    # dy where x > 0, else +0.0 — as a bit mask, ~9x faster than np.where and bit-identical
-    # (NaN, inf and -0.0 in dy included).
+    # dy where x > 0, else +0.0. float32/float64: one Cython pass (the numpy bit mask below
+    # makes two temporaries and three passes); other dtypes: as a bit mask, ~9x faster than
+    # np.where. Both are bit-identical to np.where (NaN, inf and -0.0 in dy included).
+    if dy.shape == x.shape and dy.dtype == x.dtype and _flat_c(dy) and _flat_c(x) and (
+            out is None or (out.dtype == dy.dtype and out.flags.c_contiguous)):
+        if out is None:
+            out = np.empty_like(dy)
+        _activation.relu_grad(dy.reshape(-1), x.reshape(-1), out.reshape(-1))
+        return out
     uint = _UINT.get(dy.itemsize)
     if uint is None or dy.shape != x.shape or not (dy.flags.c_contiguous and x.flags.c_contiguous):
         grad = np.where(x > 0, dy, np.zeros((), dy.dtype))
