@@ -23,15 +23,19 @@ Two cases:
 All implementations start from the same weights and batch; before timing, each one's
 result (three training steps from those weights; the gradient of the chain) is compared
 with numpy's and dropped if it differs. Samples interleave (round 1: A B C ..., round 2:
-A B C ...), the table shows medians and ratios to microspore's. MindSpore runs in its own
-interpreter (``MS_PYTHON``, default ``/tmp/msenv/bin/python``) as a worker over a pipe
-(``benchmarks/_workers.py``).
+A B C ...) with no pause between them; the table shows medians and ratios to microspore's.
+Every framework runs warm in its own process, a worker answering "run once" over a pipe
+(``benchmarks/_workers.py``) and stopped (SIGSTOP) while the others run, so no idle thread
+pool spins against the one being timed: microspore, numpy and PyTorch from this
+interpreter, MindSpore from its own (``MS_PYTHON``, default ``/tmp/msenv/bin/python``). A
+step sample is ``WARM_STEPS`` untimed steps, then ``STEPS`` timed.
 
 Usage: ``python benchmarks/bench_autodiff.py [--quick] [--case step|tape] [--profile]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -56,13 +60,14 @@ from _common import (
     run_rounds,
     timed,
 )
-from _workers import mindspore_cpu, reply_channel, serve, worker_rows
+from _workers import Worker, mindspore_cpu, reply_channel, serve, worker_rows
 from bench_ops import EAGER_OPS, chain
 
 SIZES = (784, 512, 512, 10)
 BATCH = 64
 LR = 0.01
-STEPS = 10        # training steps per sample
+STEPS = 20        # timed training steps per sample
+WARM_STEPS = 2    # untimed steps before them, in the same sample
 CHECK_STEPS = 3   # steps from the initial weights whose result is compared
 
 
@@ -91,6 +96,13 @@ def run_steps(step, n: int):
     for _ in range(n):
         loss = step()
     return loss
+
+
+def step_sample(step, sync=lambda loss: loss) -> float:
+    """Seconds of ``STEPS`` steps after ``WARM_STEPS`` untimed ones: the worker was stopped
+    while the others ran, so its caches are cold and its thread pools asleep."""
+    run_steps(step, WARM_STEPS)
+    return timed(lambda: sync(run_steps(step, STEPS)))
 
 
 # --- numpy ----------------------------------------------------------------------------------
@@ -138,7 +150,7 @@ def chain_grad_numpy(x, b):
     return x, gb
 
 
-def numpy_rows(data):
+def numpy_rows(data, notes):
     x, labels = data["x"], data["labels"]
     params = initial_params(data)
     step = numpy_step_fn(params, x, labels)
@@ -150,8 +162,7 @@ def numpy_rows(data):
         return digest(np.array(losses), fresh[4])
 
     return [
-        Row("step", "numpy, hand-written backward", lambda: timed(lambda: run_steps(step, STEPS)),
-            check),
+        Row("step", "numpy, hand-written backward", lambda: step_sample(step), check),
         Row("tape", "numpy, forward + hand-written backward",
             lambda: timed(lambda: chain_grad_numpy(ex, eb)),
             lambda: digest(chain_grad_numpy(ex, eb)[1])),
@@ -225,7 +236,7 @@ def microspore_rows(data, notes):
 
     return [
         Row("step", "microspore (value_and_grad + ApplyGradientDescent)",
-            lambda: timed(lambda: run_steps(step, STEPS).asnumpy()), check),
+            lambda: step_sample(step, lambda loss: loss.asnumpy()), check),
         Row("tape", "microspore grad: forward + backward",
             lambda: timed(lambda: chain_grad(ex, eb).asnumpy()), grad_check),
         Row("tape", "microspore grad: forward only (recording on)", forward_only, grad_check,
@@ -293,7 +304,7 @@ def torch_rows(data, notes):
 
     return [
         Row("step", "PyTorch eager (nn.Linear, optim.SGD)",
-            lambda: timed(lambda: run_steps(step, STEPS)), check),
+            lambda: step_sample(step, lambda loss: loss.item()), check),
         Row("tape", "PyTorch, forward + autograd.grad", lambda: timed(fwd_bwd), grad_check),
         Row("tape", "PyTorch, forward only (requires_grad=True)",
             lambda: timed(lambda: chain(ex, bg)), grad_check),
@@ -341,10 +352,10 @@ def worker_main(data_path: str) -> int:
     last = net.trainable_params()[-1]
 
     def run_step():
-        def sample():
-            run_steps(step, STEPS).asnumpy()
+        def sync(loss):
+            loss.asnumpy()
             last.asnumpy()  # wait for the update too
-        return timed(sample)
+        return step_sample(step, sync)
 
     def check_step():
         fresh_net, fresh_step = make_model()
@@ -381,10 +392,48 @@ def profile(data) -> int:
     return 0
 
 
+# --- the local frameworks, each in a worker process of this interpreter ----------------------
+# Each framework's thread pools (OpenBLAS's, PyTorch's own libgomp) keep spinning for a while
+# after its sample; in one process they would steal a core from the next framework. So each
+# runs in its own process, stopped (SIGSTOP) while the others run (see _workers.Worker).
+_LOCAL = {"microspore": microspore_rows, "numpy": numpy_rows, "PyTorch": torch_rows}
+
+
+def local_worker_main(data_path: str) -> int:
+    """One framework's rows (``BENCH_FRAMEWORK``), answering the driver's requests; "hello"
+    lists the rows (key, case, label, note) and the framework's notes."""
+    reply = reply_channel()
+    data = dict(np.load(data_path))
+    notes: list[str] = []
+    rows = _LOCAL[os.environ["BENCH_FRAMEWORK"]](data, notes)
+    keys = [str(i) for i in range(len(rows))]
+    return serve(reply, {k: r.run for k, r in zip(keys, rows)},
+                 {k: r.check for k, r in zip(keys, rows)},
+                 hello={"notes": notes,
+                        "rows": [[k, r.case, r.label, r.note] for k, r in zip(keys, rows)]})
+
+
+def local_rows(data_path, notes, workers) -> list[Row]:
+    rows = []
+    for name in _LOCAL:
+        try:
+            worker = Worker(sys.executable, __file__, data_path,
+                            {**START_ENV, "BENCH_FRAMEWORK": name}, flag="--local-worker")
+        except (OSError, RuntimeError) as e:
+            notes.append(f"{name} skipped: {e}")
+            continue
+        workers.append(worker)
+        notes += worker.hello["notes"]
+        rows += [Row(case, label, lambda k=k, w=worker: w.run(k),
+                     lambda k=k, w=worker: w.check(k), note)
+                 for k, case, label, note in worker.hello["rows"]]
+    return rows
+
+
 # --- driver -----------------------------------------------------------------------------------
-# OpenMP/OpenBLAS workers spin for a while after a multi-threaded kernel; on 2 cores they
-# would steal the next implementation's core, so every pool falls asleep first.
-SETTLE_S = {"step": 0.3, "tape": 0.0}
+# No pause between samples: idle workers are stopped instead, and on this VM a pause makes
+# the next calls slower (clocks ramp back up).
+SETTLE_S = {"step": 0.0, "tape": 0.0}
 
 
 def table(rows) -> str:
@@ -429,9 +478,12 @@ def main(argv=None) -> int:
     p = arg_parser(__doc__, ("step", "tape"))
     p.add_argument("--profile", action="store_true",
                    help="profile microspore's training step instead of comparing")
+    p.add_argument("--local-worker", metavar="DATA", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker_main(args.worker)
+    if args.local_worker:
+        return local_worker_main(args.local_worker)
     cases = args.case or ["step", "tape"]
     plan = {"step": (3, 1), "tape": (5, 1)} if args.quick else {"step": (21, 2),
                                                                 "tape": (31, 3)}
@@ -445,9 +497,8 @@ def main(argv=None) -> int:
         if args.profile:
             return profile(data)
         try:
-            torch = torch_rows(data, notes)  # first: its OpenMP runtime reads the environment
-            rows = (microspore_rows(data, notes) + numpy_rows(data) + torch
-                    + mindspore_rows(data_path, notes, workers))
+            rows = local_rows(data_path, notes, workers) + mindspore_rows(data_path, notes,
+                                                                         workers)
             rows = check_agreement([r for r in rows if r.case in cases], notes, "numpy",
                                    atol=1e-4)
             for case in cases:
@@ -458,8 +509,9 @@ def main(argv=None) -> int:
 
     print(f"Machine: {machine()}.\n")
     print(f"step: MLP {'-'.join(map(str, SIZES))}, ReLU, batch {BATCH}, float32, sparse softmax "
-          f"cross-entropy (mean), SGD lr {LR}; one sample = {STEPS} steps. tape: {EAGER_OPS} "
-          "ops (x = x + b; x = x * b) on float32[16], differentiated with respect to b. "
+          f"cross-entropy (mean), SGD lr {LR}; one sample = {STEPS} steps after {WARM_STEPS} "
+          f"untimed ones. tape: {EAGER_OPS} ops (x = x + b; x = x * b) on float32[16], "
+          "differentiated with respect to b. "
           + rounds_line(plan, cases, args.quick) + "\n")
     print(table(rows))
     print()
