@@ -27,7 +27,7 @@ from ms_graph.executor import Executable
 from ms_graph.trace import current_tracer, flatten, trace_and_run, unflatten, watched_parameters
 from ms_ops.dispatch import _hashable
 from ms_tensor import registry as _registry
-from ms_tensor.tensor import wrap
+from ms_tensor.tensor import Tensor, wrap
 
 __all__ = ["jit", "JitFunction", "compile", "optimize"]
 
@@ -124,15 +124,19 @@ class JitFunction:
             run = target if owner is None else functools.partial(target, owner)
             with _capturing(self.capture_mode):
                 return run(*args, **kwargs)
-        leaves: list = []
-        tree = flatten((args, kwargs), leaves)
+        if not kwargs and all(type(a) is Tensor for a in args):
+            leaves, structure = args, len(args)  # the common case: Tensors only
+        else:
+            leaves = []
+            structure = _tree_key(flatten((args, kwargs), leaves))
         params = watched_parameters(self.fn if owner is None else owner, args)
         first: dict[int, int] = {}
-        sig = tuple((t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
-                    for i, t in enumerate(leaves))
-        key = (id(owner), _tree_key(tree), sig, tuple(id(p) for p in params))
+        sig = tuple([(t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
+                     for i, t in enumerate(leaves)])
+        key = (id(owner), structure, sig, tuple([id(p) for p in params]))
         if any(t.recording for t in active_tapes()):
-            return self._differentiated(owner, key, leaves, tree, params)
+            tree = flatten((args, kwargs), [])
+            return self._differentiated(owner, key, list(leaves), tree, params)
         entry = self._cache.get(key)
         if entry is not None:
             self.hits += 1

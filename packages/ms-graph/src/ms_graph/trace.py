@@ -175,8 +175,9 @@ def watched_parameters(fn, args=()) -> list[Parameter]:
             continue
     candidates.extend(args)
     for c in candidates:
-        if isinstance(c, Parameter):
-            found.setdefault(id(c), c)
+        if isinstance(c, Tensor):
+            if isinstance(c, Parameter):
+                found.setdefault(id(c), c)
         elif hasattr(c, "parameters_and_names"):
             for _, p in c.parameters_and_names():
                 found.setdefault(id(p), p)
