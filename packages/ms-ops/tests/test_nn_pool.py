@@ -27,6 +27,43 @@ def _attrs(k, s, pm):
     return {"kernel_size": k, "strides": s, "pad_mode": pm, "data_format": "NCHW"}
 
 
+def _first_max_2x2(x):
+    """Flat index in each plane of each 2x2 window's first maximum, NaN skipped (all NaN:
+    the window's first element), as the kernels define it."""
+    n, c, h, w = x.shape
+    idx = np.zeros((n, c, h // 2, w // 2), np.int64)
+    for p in np.ndindex(idx.shape):
+        m, best = -np.inf, None
+        for dh, dw in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            k = (2 * p[2] + dh) * w + 2 * p[3] + dw
+            best = k if best is None else best
+            if x[p[0], p[1]].flat[k] > m:
+                m, best = x[p[0], p[1]].flat[k], k
+        idx[p] = best
+    return idx
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool_2x2_picks_the_first_maximum_past_nan_ties_and_signed_zeros(dtype):
+    x = np.array([[np.nan, 1.0, 2.0, 2.0, -0.0, 0.0],
+                  [1.0, 0.5, 1.0, 2.0, 0.0, -0.0],
+                  [np.nan, np.nan, -np.inf, -np.inf, 3.0, np.nan],
+                  [np.nan, np.nan, -np.inf, -np.inf, np.nan, 3.0],
+                  [np.nan, -np.inf, 5.0, 4.0, -1.0, -2.0],
+                  [-np.inf, -np.inf, 4.0, 5.0, -2.0, -1.0]], dtype)
+    x = np.stack([x, x[::-1, ::-1].copy()])[:, None]  # every window also reversed
+    a = _attrs(2, 2, "VALID")
+    want = _first_max_2x2(x)
+    out, idx = P.max_pool_with_argmax_cpu(x, **a)
+    assert np.array_equal(idx, want)
+    picked = np.take_along_axis(x.reshape(2, 1, -1), want.reshape(2, 1, -1), -1)
+    assert np.array_equal(out.view(np.uint8), picked.reshape(out.shape).view(np.uint8))
+    g = np.arange(1.0, 1 + out.size, dtype=dtype).reshape(out.shape)
+    dx = np.zeros_like(x).reshape(2, 1, -1)
+    np.put_along_axis(dx, want.reshape(2, 1, -1), g.reshape(2, 1, -1), -1)
+    assert np.array_equal(P.max_pool_grad_cpu(x, out, g, **a), dx.reshape(x.shape))
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("k,s,pm", WINDOWS)
 def test_fixed_window_kernels_match_reference(shape, k, s, pm):

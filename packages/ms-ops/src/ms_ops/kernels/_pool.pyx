@@ -36,17 +36,49 @@ cdef inline Py_ssize_t _window_argmax(const floating* x, Py_ssize_t W, Py_ssize_
     return best
 
 
+cdef inline Py_ssize_t _argmax2x2(const floating* x, Py_ssize_t W, Py_ssize_t k) noexcept nogil:
+    """``_window_argmax`` of the 2x2 window whose first element is ``x[k]``, with integer
+    selects in place of "if v > m", which mispredicts on about every other window of
+    random data (MaxPool 2x2 of 32x6x28x28: 168 us with the branch, 95 without). A
+    window holding a NaN (rare, so well predicted) takes the general scan."""
+    cdef Py_ssize_t best = k, i, step, take
+    cdef Py_ssize_t at[3]
+    at[0] = k + 1
+    at[1] = k + W
+    at[2] = k + W + 1
+    if x[k] != x[k] or x[at[0]] != x[at[0]] or x[at[1]] != x[at[1]] \
+            or x[at[2]] != x[at[2]]:
+        return _window_argmax(x, W, k // W, k // W + 2, k % W, k % W + 2)
+    for step in range(3):
+        i = at[step]
+        take = x[i] > x[best]
+        best += (i - best) & -take
+    return best
+
+
+cdef inline bint _is_2x2(Py_ssize_t H, Py_ssize_t W, Py_ssize_t kh, Py_ssize_t kw,
+                         Py_ssize_t sh, Py_ssize_t sw, Py_ssize_t pt, Py_ssize_t pl,
+                         Py_ssize_t oh, Py_ssize_t ow) noexcept nogil:
+    """2x2 windows, stride 2, every window inside the plane (LeNet's pooling)."""
+    return (kh == 2 and kw == 2 and sh == 2 and sw == 2 and pt == 0 and pl == 0
+            and 2 * oh <= H and 2 * ow <= W)
+
+
 cdef void _max_plane(const floating* x, floating* out, long long* idx, Py_ssize_t H,
                      Py_ssize_t W, Py_ssize_t kh, Py_ssize_t kw, Py_ssize_t sh,
                      Py_ssize_t sw, Py_ssize_t pt, Py_ssize_t pl, Py_ssize_t oh,
                      Py_ssize_t ow) noexcept nogil:
     cdef Py_ssize_t y, z, h0, w0, k
+    cdef bint two = _is_2x2(H, W, kh, kw, sh, sw, pt, pl, oh, ow)
     for y in range(oh):
         h0 = y * sh - pt
         for z in range(ow):
             w0 = z * sw - pl
-            k = _window_argmax(x, W, _imax(h0, 0), _imin(h0 + kh, H), _imax(w0, 0),
-                               _imin(w0 + kw, W))
+            if two:
+                k = _argmax2x2(x, W, h0 * W + w0)
+            else:
+                k = _window_argmax(x, W, _imax(h0, 0), _imin(h0 + kh, H), _imax(w0, 0),
+                                   _imin(w0 + kw, W))
             out[y * ow + z] = x[k]
             if idx != NULL:
                 idx[y * ow + z] = k
@@ -89,6 +121,7 @@ def max_pool_grad(const floating[:, :, ::1] x, const floating[:, :, ::1] grad,
     cdef const floating* gp = &grad[0, 0, 0]
     cdef floating* dp = &dx[0, 0, 0]
     cdef int nt = _threads(x.size)
+    cdef bint two = _is_2x2(H, W, kh, kw, sh, sw, pt, pl, oh, ow)
     with nogil:
         for p in prange(P, schedule="static", num_threads=nt):
             memset(dp + p * H * W, 0, H * W * sizeof(floating))
@@ -96,8 +129,12 @@ def max_pool_grad(const floating[:, :, ::1] x, const floating[:, :, ::1] grad,
                 h0 = y * sh - pt
                 for z in range(ow):
                     w0 = z * sw - pl
-                    k = _window_argmax(xp + p * H * W, W, _imax(h0, 0), _imin(h0 + kh, H),
-                                       _imax(w0, 0), _imin(w0 + kw, W))
+                    if two:
+                        k = _argmax2x2(xp + p * H * W, W, h0 * W + w0)
+                    else:
+                        k = _window_argmax(xp + p * H * W, W, _imax(h0, 0),
+                                           _imin(h0 + kh, H), _imax(w0, 0),
+                                           _imin(w0 + kw, W))
                     dp[p * H * W + k] += gp[(p * oh + y) * ow + z]
 
 
