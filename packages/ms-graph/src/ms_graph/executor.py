@@ -57,9 +57,10 @@ def _make_call(node):
 
 
 def _make_fused(node):
-    from ms_graph.passes.fuse_elementwise import run_fused
+    from ms_graph.passes.fuse_elementwise import fused_runner
 
-    return lambda arrays: (run_fused(node, arrays),)
+    run = fused_runner(node)
+    return lambda arrays: (run(arrays),)
 
 
 _RUNNERS["Call"] = _make_call
@@ -196,14 +197,13 @@ class Executable:
     # -- running ---------------------------------------------------------------------
     def run_arrays(self, arrays) -> tuple:
         """Run on the input arrays (one per graph input); returns the output arrays."""
-        try:
-            steps = self._idle.pop()
-        except IndexError:  # the first run, or another run holds the buffers
-            steps = self._with_buffers()
+        idle = self._idle
+        # None idle: the first run, or another run holds the buffers.
+        steps = idle.pop() if idle else self._with_buffers()
         try:
             return self._run(steps, arrays)
         finally:
-            self._idle.append(steps)
+            idle.append(steps)
 
     def _run(self, steps, arrays) -> tuple:
         env = list(self._template)
@@ -249,6 +249,8 @@ class Executable:
         """Run on Tensors (one per graph input); returns the result in its structure."""
         outs = self.run_arrays([t._data for t in tensors])
         tree = self.graph.out_tree
+        if type(tree) is int:  # one Tensor
+            return wrap(outs[tree])
         if tree is None:  # a graph built by hand: its outputs as a tuple
             tree = tuple(range(len(outs)))
         return unflatten(tree, [wrap(a) for a in outs])

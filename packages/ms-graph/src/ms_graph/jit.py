@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import types
 
 from ms_autodiff.tape import active_tapes
 from ms_graph import jit_grad
@@ -107,6 +108,8 @@ class JitFunction:
         self.misses = 0
         self._cache: dict = {}
         self._target = None  # the function actually captured (converted once)
+        # A plain function without a closure reaches no Cell but through its arguments.
+        self._no_closure = type(fn) is types.FunctionType and fn.__closure__ is None
         functools.update_wrapper(self, fn, updated=())
 
     def __get__(self, obj, objtype=None):
@@ -124,17 +127,26 @@ class JitFunction:
             run = target if owner is None else functools.partial(target, owner)
             with _capturing(self.capture_mode):
                 return run(*args, **kwargs)
-        if not kwargs and all(type(a) is Tensor for a in args):
-            leaves, structure = args, len(args)  # the common case: Tensors only
+        plain = not kwargs  # the common case: Tensors only, no Cells to look into
+        if plain:
+            for a in args:
+                if type(a) is not Tensor:
+                    plain = False
+                    break
+        if plain:
+            leaves, structure = args, len(args)
+            params = [] if owner is None and self._no_closure else \
+                watched_parameters(self.fn if owner is None else owner, args)
         else:
             leaves = []
             structure = _tree_key(flatten((args, kwargs), leaves))
-        params = watched_parameters(self.fn if owner is None else owner, args)
+            params = watched_parameters(self.fn if owner is None else owner, args)
         first: dict[int, int] = {}
         sig = tuple([(t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
                      for i, t in enumerate(leaves)])
         key = (id(owner), structure, sig, tuple([id(p) for p in params]))
-        if any(t.recording for t in active_tapes()):
+        tapes = active_tapes()
+        if tapes and any(t.recording for t in tapes):
             tree = flatten((args, kwargs), [])
             return self._differentiated(owner, key, list(leaves), tree, params)
         entry = self._cache.get(key)

@@ -26,7 +26,7 @@ from ms_graph.kernels import bytecode
 from ms_graph.passes import dce
 from ms_graph.passes._util import has_effects, use_counts
 
-__all__ = ["run", "run_fused", "FUSABLE"]
+__all__ = ["run", "run_fused", "fused_runner", "FUSABLE"]
 
 FUSABLE = {
     "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Neg": "neg", "Exp": "exp",
@@ -167,9 +167,28 @@ def _fuse(root: Node, group: set[int]) -> Node:
 
 def run_fused(node: Node, arrays) -> np.ndarray:
     """Execute a ``"Fused"`` node on ``arrays`` (one numpy array per argument)."""
+    return fused_runner(node)(arrays)
+
+
+def fused_runner(node: Node):
+    """``run(arrays) -> out`` for a ``"Fused"`` node, with what does not change between
+    runs worked out once (the executor calls it for every run of the node)."""
     program = node.attrs["program"]
     spec = node.outputs[0].spec
     dtype = np.dtype(spec.dtype.np)
-    full = tuple(np.ascontiguousarray(arrays[i], dtype) for i in program.array_args)
-    out = np.empty(spec.shape, dtype)
-    return program.kernel.run(full, program.scalars(arrays), out)
+    shape = tuple(spec.shape)
+    array_args = program.array_args
+    kernel_run = program.kernel.run
+    scalars = program.scalars
+    empty, contiguous, ndarray = np.empty, np.ascontiguousarray, np.ndarray
+
+    def run(arrays):
+        full = []
+        for i in array_args:
+            a = arrays[i]
+            if type(a) is not ndarray or a.dtype != dtype or not a.flags.c_contiguous:
+                a = contiguous(a, dtype)
+            full.append(a)
+        return kernel_run(tuple(full), scalars(arrays), empty(shape, dtype))
+
+    return run
