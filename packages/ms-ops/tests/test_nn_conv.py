@@ -220,3 +220,16 @@ def test_functional_bias_must_have_one_value_per_channel():
     with pytest.raises(ValueError, match=r"conv2d: bias shape \(2,\) must be \(3,\)"):
         ops.conv2d(Tensor(np.ones((1, 2, 4, 4))), Tensor(np.ones((3, 2, 3, 3))),
                    Tensor(np.ones(2)))
+
+
+def test_filter_gradient_bits_do_not_depend_on_thread_timing():
+    """Reproducible training needs the same bits every call: each thread's images are a
+    fixed run and the partial sums are added in thread order."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((32, 6, 14, 14)).astype(np.float32)
+    dout = rng.standard_normal((32, 16, 10, 10)).astype(np.float32)
+    prim = ops.Conv2DBackpropFilter(out_channel=16, kernel_size=5)
+    first = prim(Tensor(dout), Tensor(x), (16, 6, 5, 5)).asnumpy()
+    for _ in range(20):
+        again = prim(Tensor(dout), Tensor(x), (16, 6, 5, 5)).asnumpy()
+        np.testing.assert_array_equal(again, first)

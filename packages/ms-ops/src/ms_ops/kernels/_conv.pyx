@@ -189,7 +189,9 @@ def direct_filter_grad(const float[:, :, :, ::1] x, const float[:, :, :, ::1] d,
     with nogil, parallel(num_threads=nt):
         t = openmp.omp_get_thread_num()
         buf = &bufs[t, 0]
-        for n in prange(N, schedule="dynamic"):
+        # static: each thread sums a fixed run of images, so the gradient's bits do not
+        # depend on which thread was faster (a dynamic schedule made training irreproducible)
+        for n in prange(N, schedule="static"):
             ms_pad_image(&x[n, 0, 0, 0], C, H, W, buf, Hp, Wp, top, left)
             ms_dw_image(buf, C, Hp, Wp, &d[n, 0, 0, 0], co, OH, ldd, kh, kw, &acc[t, 0])
     with nogil:
