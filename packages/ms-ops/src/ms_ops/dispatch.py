@@ -165,6 +165,8 @@ def _hashable(v):
     if type(v) in _SCALARS:  # 1, 1.0 and True are equal dict keys but not equal arguments
         return (type(v), v)
     if isinstance(v, (list, tuple)):
+        if all(type(x) is int for x in v):  # kernel sizes, strides, axes: the common case
+            return ("ints", tuple(v))
         return tuple(_hashable(x) for x in v)
     if isinstance(v, Tensor):
         return ("tensor", v._data.tobytes(), v._data.shape, v._data.dtype)

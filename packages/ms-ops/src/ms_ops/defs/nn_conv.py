@@ -12,6 +12,7 @@ differentiated with Conv2D and each other, so gradients of any order exist.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -287,7 +288,10 @@ def _pack(weight):
     return np.ascontiguousarray(wp.reshape(cb, 8, c, kh, kw).transpose(0, 2, 3, 4, 1))
 
 
+@functools.cache
 def _threads():
+    # Once per process, as OpenMP reads its variables once (os.cpu_count() asks the system
+    # on every call, and every direct convolution wants this)
     return max(1, min(os.cpu_count() or 1, int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
                       or os.cpu_count() or 1))
 
