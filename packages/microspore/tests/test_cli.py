@@ -41,6 +41,7 @@ def test_info_lists_packages_and_registry(capsys):
         assert f"  {name} " in out
     assert "registry:" in out and "primitive (" in out and "[ops] " in out
     assert "MatMul" in out and "CPU" in out
+    assert "matrix products: mkl (" in out or "matrix products: numpy" in out
 
 
 def test_info_lines_match_the_registry(capsys):

@@ -49,7 +49,10 @@ def info(argv: list[str]) -> int:
     if args.lines:
         print(registry.format_entries(reg))
         return 0
+    from ms_ops import blas
+
     print(f"microspore on Python {sys.version.split()[0]}")
+    print(f"matrix products: {blas.backend()}")
     print("packages and plugins:")
     for dist in _family():
         eps = [f"{ep.name} = {ep.value}" for ep in dist.entry_points if ep.group == _GROUP]

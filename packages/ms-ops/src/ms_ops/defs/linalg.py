@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_ops.blas import matmul as blas_matmul
 from ms_ops.defs._grad_util import sum_to, wanted
 from ms_ops.dispatch import execute
 from ms_ops.infer import broadcast_shapes, check_dtype
@@ -53,6 +54,9 @@ def _t(a, flag):
 
 
 def matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
+    r = blas_matmul(x, y, transpose_a, transpose_b, out)  # MKL, when installed
+    if r is not None:
+        return r
     return np.dot(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
 
 

@@ -1,0 +1,106 @@
+"""Matrix products through MKL when the ``mkl`` package is installed.
+
+numpy multiplies matrices with the OpenBLAS it bundles. On the shapes of a training step
+(batch 64 against 512-784 features) MKL, the BLAS PyTorch uses, is about 1.4x faster on
+this machine (64x784 @ 784x512: 221 us vs 160 us on 2 threads), and a step of an MLP is
+mostly its matrix products. So when ``pip install mkl`` (the ``ms-ops[mkl]`` extra) has
+put ``libmkl_rt`` in the environment, ``MatMul`` calls its ``cblas_?gemm`` directly (a
+Cython call through the function pointer, transposes passed as flags, no copies of
+transposed views); otherwise numpy's own product is used and nothing else changes.
+
+MKL is loaded with its GNU threading layer: its threads are libgomp's, the same OpenMP
+runtime ms-ops' kernels use, so the two never keep two spinning thread pools, and
+``OMP_NUM_THREADS`` sizes both. ``MKL_CBWR=AUTO,STRICT`` makes its results independent of
+memory alignment (a planned buffer and a fresh array give the same bits). A setting the
+user made in the environment wins; ``MS_OPS_BLAS=numpy`` turns MKL off.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+import numpy as np
+
+__all__ = ["backend", "matmul"]
+
+SMALL = 32 * 32 * 32  # m*n*k below this: numpy's call is cheaper than reaching MKL
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_state: dict = {}
+
+
+def _find_mkl() -> str | None:
+    from importlib import metadata  # not at import: it costs ms-ops' import time
+
+    try:
+        files = metadata.files("mkl") or ()
+    except metadata.PackageNotFoundError:
+        return None
+    for f in files:
+        if f.name.startswith("libmkl_rt.so"):
+            path = f.locate()
+            if os.path.exists(path):
+                return str(path)
+    return None
+
+
+def _load():
+    """The Cython ``gemm`` bound to MKL, or None (numpy is used)."""
+    if os.environ.get("MS_OPS_BLAS", "mkl").lower() == "numpy":
+        return None
+    path = _find_mkl()
+    if path is None:
+        return None
+    os.environ.setdefault("MKL_THREADING_LAYER", "GNU")
+    os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+    lib = ctypes.CDLL(path)
+    from ms_ops.kernels import _gemm
+
+    addr = ctypes.cast
+    _gemm.bind(addr(lib.cblas_sgemm, ctypes.c_void_p).value,
+               addr(lib.cblas_dgemm, ctypes.c_void_p).value)
+    _state["path"] = path
+    return _gemm.gemm
+
+
+def _gemm():
+    if "gemm" not in _state:
+        _state["gemm"] = _load()
+    return _state["gemm"]
+
+
+def backend() -> str:
+    """``"mkl (<path>)"`` or ``"numpy"``: what ``MatMul`` multiplies with."""
+    return f"mkl ({_state['path']})" if _gemm() is not None else "numpy"
+
+
+def _operand(a, trans: bool):
+    """``(C-contiguous array, transpose flag)`` standing for ``a`` (transposed if asked):
+    a transposed view is its C-contiguous base with the flag flipped, not a copy."""
+    if a.flags.c_contiguous:
+        return a, trans
+    if a.flags.f_contiguous:
+        return a.T, not trans
+    return np.ascontiguousarray(a), trans
+
+
+def matmul(x, y, transpose_a=False, transpose_b=False, out=None):
+    """``op(x) @ op(y)`` for 2-D arrays through MKL, or None where numpy should do it (no
+    MKL, not one float dtype, small, or an ``out`` that is not a C-contiguous fit)."""
+    gemm = _state.get("gemm", False)
+    if gemm is False:
+        gemm = _gemm()
+    if gemm is None or x.dtype != y.dtype or x.dtype not in _FLOATS or x.ndim != 2 \
+            or y.ndim != 2:
+        return None
+    m, k = (x.shape[1], x.shape[0]) if transpose_a else x.shape
+    k2, n = (y.shape[1], y.shape[0]) if transpose_b else y.shape
+    if k != k2 or m * n * k < SMALL:
+        return None
+    if out is None:
+        out = np.empty((m, n), x.dtype)
+    elif out.shape != (m, n) or out.dtype != x.dtype or not out.flags.c_contiguous:
+        return None
+    a, ta = _operand(x, transpose_a)
+    b, tb = _operand(y, transpose_b)
+    return gemm(a, ta, b, tb, out)
