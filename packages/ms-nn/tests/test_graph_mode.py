@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from ms_graph import GraphSyntaxError
 
+from ms_autodiff import value_and_grad
 from ms_nn import Cell, SequentialCell
 from ms_nn.layers import BatchNorm1d, Dense, Dropout, ReLU
 from ms_nn.loss import SoftmaxCrossEntropyWithLogits
@@ -216,3 +217,34 @@ def test_batchnorm_training_inside_a_tensor_branch_is_refused():
             net(x)
     finally:
         set_context(mode=previous)
+
+
+def test_value_and_grad_of_a_function_calling_the_net_runs_its_compiled_graphs():
+    """MindSpore 2.x's functional loop (value_and_grad over a function that calls the net,
+    then optimizer(grads)) in GRAPH_MODE: the net runs a compiled forward graph and its
+    gradient a compiled backward graph, with PyNative's losses and weights."""
+    weights = initial_weights()
+
+    def train():
+        net = make_net(weights)
+        loss_fn = SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = Momentum(net.trainable_params(), 0.1, 0.9)
+
+        def forward_fn(x, y):
+            logits = net(x)
+            return loss_fn(logits, y), logits
+
+        grad_fn = value_and_grad(forward_fn, None, opt.parameters, has_aux=True)
+        losses = []
+        for x, y in BATCHES:
+            (loss, _), grads = grad_fn(x, y)
+            opt(grads)
+            losses.append(float(loss.asnumpy()))
+        return losses, state(net), net
+
+    eager_losses, eager_state, _ = in_mode(PYNATIVE_MODE, train)
+    graph_losses, graph_state, net = in_mode(GRAPH_MODE, train)
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-6)
+    assert_same_state(graph_state, eager_state)
+    (graph,) = compiled_graphs(net)
+    assert (graph.misses, graph.hits) == (1, len(BATCHES) - 1)
