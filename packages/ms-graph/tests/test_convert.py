@@ -317,3 +317,27 @@ class Derived(Base):
 def test_zero_argument_super_inside_a_branch():
     _same(convert(Derived().step)(T(1.0)), T(2.0))
     _same(convert(Derived().step)(T(-1.0)), T(-1.0))
+
+
+def _scaled_pairs(x):
+    for k in range(2):  # a generator: called as it is
+        yield x * float(k + 1)
+
+
+def _guarded(x):
+    if isinstance(x, Tensor):
+        try:  # a try inside control flow: capture cannot express it
+            return x + 1.0
+        except ValueError:
+            return x
+    return x
+
+
+def test_callees_capture_cannot_convert_run_as_python():
+    with pytest.raises(GraphSyntaxError):
+        convert(_guarded)
+
+    def outer(x):
+        return sum(_scaled_pairs(x), _guarded(x))
+
+    _same(jit(outer)(T(2.0)), outer(T(2.0)))

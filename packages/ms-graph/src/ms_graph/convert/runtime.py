@@ -15,7 +15,7 @@ import weakref
 from contextlib import contextmanager
 
 from ms_graph import control_flow as cf  # attributes read at call time: cf imports us
-from ms_graph.convert.errors import SourceUnavailable
+from ms_graph.convert.errors import GraphSyntaxError
 from ms_graph.convert.transform import RT
 from ms_tensor.tensor import Tensor
 
@@ -28,6 +28,7 @@ _FRAMEWORK = frozenset({"ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn
                         "ms_data", "microspore", "numpy", "builtins"})
 _LIBRARY_DIRS = tuple({p for p in sys.path if p.endswith(("site-packages", "dist-packages"))})
 _depth = [0]  # AST captures in progress
+_NOT_CONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -84,6 +85,8 @@ def _convert_user(fn):
     if (fn.__module__ or "").partition(".")[0] in _FRAMEWORK or \
             code.co_filename.startswith(_LIBRARY_DIRS) or code.co_filename.startswith("<"):
         return fn
+    if code.co_flags & _NOT_CONVERTIBLE:
+        return fn  # a generator or coroutine: converted branches would break its yields
     hit = _converted.get(fn)
     if hit is None:
         from ms_graph.convert import convert
@@ -91,8 +94,11 @@ def _convert_user(fn):
         try:
             inspect.getsourcelines(fn)
             hit = convert(fn)
-        except (OSError, TypeError, SourceUnavailable):
-            hit = fn  # nothing to convert: it runs as Python (tensor conditions fold)
+        except (OSError, TypeError, GraphSyntaxError):
+            # Nothing to convert (no source), or Python capture cannot express: it runs
+            # as Python, as a traced function does (a tensor condition in it folds at its
+            # captured value). The compiled function itself still reports such errors.
+            hit = fn
         _converted[fn] = hit
     return hit
 
