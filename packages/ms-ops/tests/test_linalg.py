@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import ms_ops as ops
+from ms_ops.defs import linalg
 from ms_ops.defs.linalg import BatchMatMul, MatMul
 from ms_ops.testing import check_bprop
 from ms_tensor import Tensor, float16, float32, int32
@@ -85,3 +86,44 @@ def test_matmul_rule_skips_input_gradients_the_caller_does_not_want():
     assert dx is None and dy.shape == (3, 4)
     dx, dy = matmul_bprop(x, y, out=None, dout=dout)  # outside: every gradient
     assert dx.shape == (2, 3) and dy.shape == (3, 4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("x_shape", [(6, 40), (40,), (2, 3, 40)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_dense_matches_numpy(dtype, x_shape, bias):
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(x_shape) * 3).astype(dtype)
+    w = (rng.standard_normal((70, 40)) * 3).astype(dtype)
+    b = (rng.standard_normal(70) * 3).astype(dtype) if bias else None
+    got = ops.dense(Tensor(x), Tensor(w), None if b is None else Tensor(b))
+    want = x @ w.T + (0 if b is None else b)
+    assert got.shape == want.shape and got.asnumpy().dtype == dtype
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-4)
+
+
+def test_dense_promotes_like_matmul():
+    x = Tensor(np.ones((2, 3), np.int32))
+    w = Tensor(np.ones((4, 3), np.float32))
+    assert ops.dense(x, w, Tensor(np.ones(4, np.float32))).dtype == float32
+
+
+@pytest.mark.parametrize("x_shape,w_shape,b_shape,match", [
+    ((2, 3), (4, 5), None, r"Dense: x shape \(2, 3\) and w shape \(4, 5\) cannot be multiplied"),
+    ((2, 3), (4, 3), (3,), r"Dense: b must have shape \(4,\)"),
+    ((2, 3), (4, 3, 1), None, r"Dense: x must be at least 1-d and w 2-d"),
+])
+def test_dense_errors_name_the_op_and_shapes(x_shape, w_shape, b_shape, match):
+    args = [Tensor(np.ones(x_shape, np.float32)), Tensor(np.ones(w_shape, np.float32))]
+    if b_shape is not None:
+        args.append(Tensor(np.ones(b_shape, np.float32)))
+    with pytest.raises(ValueError, match=match):
+        ops.dense(*args)
+
+
+def test_dense_without_mkl_gives_the_same_values(monkeypatch):
+    rng = np.random.default_rng(2)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((64, 100), (50, 100), (50,)))
+    with_blas = linalg.dense_cpu(x, w, b)
+    monkeypatch.setattr(linalg, "blas_matmul", lambda *a, **k: None)
+    np.testing.assert_allclose(linalg.dense_cpu(x, w, b), with_blas, rtol=1e-5, atol=1e-5)

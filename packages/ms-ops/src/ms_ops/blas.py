@@ -84,9 +84,10 @@ def _operand(a, trans: bool):
     return np.ascontiguousarray(a), trans
 
 
-def matmul(x, y, transpose_a=False, transpose_b=False, out=None):
-    """``op(x) @ op(y)`` for 2-D arrays through MKL, or None where numpy should do it (no
-    MKL, not one float dtype, small, or an ``out`` that is not a C-contiguous fit)."""
+def matmul(x, y, transpose_a=False, transpose_b=False, out=None, accumulate=False):
+    """``op(x) @ op(y)`` for 2-D arrays through MKL (added to ``out``'s values with
+    ``accumulate``), or None where numpy should do it (no MKL, not one float dtype,
+    small, or an ``out`` that is not a C-contiguous fit)."""
     gemm = _state.get("gemm", False)
     if gemm is False:
         gemm = _gemm()
@@ -103,4 +104,4 @@ def matmul(x, y, transpose_a=False, transpose_b=False, out=None):
         return None
     a, ta = _operand(x, transpose_a)
     b, tb = _operand(y, transpose_b)
-    return gemm(a, ta, b, tb, out)
+    return gemm(a, ta, b, tb, out, 1.0 if accumulate else 0.0)

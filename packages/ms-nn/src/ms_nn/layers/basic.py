@@ -55,7 +55,6 @@ class Dense(Cell):
                             f"{activation!r}")
         self.activation = activation
         self.activation_flag = activation is not None
-        self._matmul = ops.MatMul(transpose_b=True)
 
     def construct(self, x):
         shape = x.shape
@@ -65,9 +64,8 @@ class Dense(Cell):
                              f"{self.in_channels} (weight shape {self.weight.shape})")
         if len(shape) != 2:
             x = ops.reshape(x, (-1, self.in_channels))
-        x = self._matmul(x, self.weight)
-        if self.has_bias:
-            x = ops.add(x, self.bias)
+        # One operator: the bias starts the product (MindSpore: MatMul, then BiasAdd)
+        x = ops.dense(x, self.weight, self.bias if self.has_bias else None)
         if self.activation_flag:
             x = self.activation(x)
         if len(shape) != 2:

@@ -1,4 +1,5 @@
-"""Matrix products: MatMul (2-D), BatchMatMul (batched, broadcasting) and ``ops.matmul``."""
+"""Matrix products: MatMul (2-D), BatchMatMul (batched, broadcasting), Dense (a fully
+connected layer's ``x @ w.T + b`` in one kernel) and ``ops.matmul``."""
 
 from __future__ import annotations
 
@@ -42,11 +43,31 @@ def _batch_matmul_infer(x, y, transpose_a=False, transpose_b=False):
     return TensorSpec(batch + (n, m), x.dtype)
 
 
+def _dense_infer(x, w, b=None):
+    for name, spec in (("x", x), ("w", w)) + ((("b", b),) if b is not None else ()):
+        check_dtype(name, spec, NUMBERS)
+    if x.ndim < 1 or w.ndim != 2:
+        raise ValueError(f"x must be at least 1-d and w 2-d (out, in), got shapes {x.shape} "
+                         f"and {w.shape}")
+    if x.shape[-1] != w.shape[1]:
+        raise ValueError(f"x shape {x.shape} and w shape {w.shape} cannot be multiplied: the "
+                         f"last dimension of x ({x.shape[-1]}) must be w's second "
+                         f"({w.shape[1]})")
+    if b is not None and tuple(b.shape) != (w.shape[0],):
+        raise ValueError(f"b must have shape ({w.shape[0]},), one value per output of w "
+                         f"shape {w.shape}, got {b.shape}")
+    return TensorSpec(tuple(x.shape[:-1]) + (w.shape[0],), x.dtype)
+
+
 MatMul = OpDef("MatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_matmul_infer, promote="common",
                doc="Matrix product of 2-d ``x`` and ``y`` (optionally transposed).")
 BatchMatMul = OpDef("BatchMatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_batch_matmul_infer,
                     promote="common",
                     doc="Matrix product over the last two dims, broadcasting the batch dims.")
+Dense = OpDef("Dense", (Arg("x"), Arg("w"), Arg("b", default=None)), infer=_dense_infer,
+              promote="common",
+              doc="``x @ w.T + b`` over x's last dim (w: (out, in); b optional), one kernel: "
+                  "the bias is the product's starting value, not a second pass.")
 
 
 def _t(a, flag):
@@ -58,6 +79,19 @@ def matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
     if r is not None:
         return r
     return np.dot(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
+
+
+def dense_cpu(x, w, b=None):
+    x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+    if b is None:
+        y = matmul_cpu(x2, w, transpose_b=True)
+    else:
+        y = np.empty((x2.shape[0], w.shape[0]), x2.dtype)
+        y[...] = b
+        if blas_matmul(x2, w, False, True, y, accumulate=True) is None:
+            y = np.dot(x2, w.T)
+            y += b
+    return y if x.ndim == 2 else y.reshape(x.shape[:-1] + (w.shape[0],))
 
 
 def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
@@ -90,6 +124,23 @@ def _matmul_grads(op, x, y, dout, ta, tb):
 
 def matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
     return _matmul_grads(MatMul, x, y, dout, transpose_a, transpose_b)
+
+
+def dense_bprop(x, w, b, out, dout):
+    from ms_ops.defs.array import Reshape
+    from ms_ops.defs.reduction import ReduceSum
+
+    flat = x.ndim != 2
+    d2 = Reshape(dout, (-1, dout.shape[-1])) if flat else dout
+    dx = dw = db = None
+    if wanted(0):
+        dx = execute(MatMul, (d2, w), _NN)
+        dx = Reshape(dx, x.shape) if flat else dx
+    if wanted(1):
+        dw = execute(MatMul, (d2, Reshape(x, (-1, x.shape[-1])) if flat else x), _TN)
+    if b is not None and wanted(2):
+        db = ReduceSum(d2, (0,), keep_dims=False)
+    return dx, dw, db
 
 
 def batch_matmul_bprop(x, y, out, dout, transpose_a=False, transpose_b=False):
@@ -129,10 +180,12 @@ def _matmul_method(self, other):
     return matmul(self, other if isinstance(other, Tensor) else Tensor(other))
 
 
-PRIMITIVES = (MatMul, BatchMatMul)
-CPU_KERNELS = {MatMul: (matmul_cpu, NUMBERS), BatchMatMul: (batch_matmul_cpu, NUMBERS)}
+PRIMITIVES = (MatMul, BatchMatMul, Dense)
+CPU_KERNELS = {MatMul: (matmul_cpu, NUMBERS), BatchMatMul: (batch_matmul_cpu, NUMBERS),
+               Dense: (dense_cpu, NUMBERS)}
 CPU_KERNELS_WITH_OUT = frozenset({MatMul, BatchMatMul})
-BPROPS = {MatMul: matmul_bprop, BatchMatMul: batch_matmul_bprop}
-FUNCTIONS = {"matmul": matmul, "bmm": BatchMatMul, "batch_matmul": BatchMatMul}
+BPROPS = {MatMul: matmul_bprop, BatchMatMul: batch_matmul_bprop, Dense: dense_bprop}
+FUNCTIONS = {"matmul": matmul, "bmm": BatchMatMul, "batch_matmul": BatchMatMul,
+             "dense": Dense}
 TENSOR_METHODS = {"__matmul__": _matmul_method, "__rmatmul__": _rmatmul,
                   "matmul": _matmul_method}

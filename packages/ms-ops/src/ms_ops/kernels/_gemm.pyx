@@ -31,10 +31,11 @@ def bound() -> bool:
     return _sgemm != NULL and _dgemm != NULL
 
 
-def gemm(cnp.ndarray a, bint trans_a, cnp.ndarray b, bint trans_b, cnp.ndarray out):
-    """``out = op(a) @ op(b)``: ``a``, ``b`` and ``out`` C-contiguous 2-D arrays of one
-    float dtype (float32 or float64), ``op`` transposing when its flag is set; shapes
-    checked by the caller."""
+def gemm(cnp.ndarray a, bint trans_a, cnp.ndarray b, bint trans_b, cnp.ndarray out,
+         double beta=0.0):
+    """``out = op(a) @ op(b) + beta * out``: ``a``, ``b`` and ``out`` C-contiguous 2-D
+    arrays of one float dtype (float32 or float64), ``op`` transposing when its flag is
+    set; shapes checked by the caller."""
     cdef int m = out.shape[0], n = out.shape[1]
     cdef int k = a.shape[0] if trans_a else a.shape[1]
     cdef int lda = a.shape[1], ldb = b.shape[1], ldc = n
@@ -47,9 +48,9 @@ def gemm(cnp.ndarray a, bint trans_a, cnp.ndarray b, bint trans_b, cnp.ndarray o
     if cnp.PyArray_ITEMSIZE(out) == 4:
         with nogil:
             _sgemm(ROW_MAJOR, ta, tb, m, n, k, 1.0, <const float*> pa, lda,
-                   <const float*> pb, ldb, 0.0, <float*> pc, ldc)
+                   <const float*> pb, ldb, <float> beta, <float*> pc, ldc)
     else:
         with nogil:
             _dgemm(ROW_MAJOR, ta, tb, m, n, k, 1.0, <const double*> pa, lda,
-                   <const double*> pb, ldb, 0.0, <double*> pc, ldc)
+                   <const double*> pb, ldb, beta, <double*> pc, ldc)
     return out

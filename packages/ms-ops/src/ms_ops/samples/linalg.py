@@ -1,4 +1,5 @@
-"""Samples for MatMul and BatchMatMul, every transpose combination."""
+"""Samples for MatMul and BatchMatMul (every transpose combination) and Dense (with and
+without bias, 1-d to 3-d inputs)."""
 
 FLAGS = [(False, False), (False, True), (True, False), (True, True)]
 
@@ -17,4 +18,12 @@ def _batch_matmul(rng):
         yield (x, y), {"transpose_a": ta, "transpose_b": tb}
 
 
-SAMPLES = {"MatMul": _matmul, "BatchMatMul": _batch_matmul}
+def _dense(rng):
+    w, b = rng.standard_normal((5, 4)), rng.standard_normal(5)
+    for shape in ((3, 4), (4,), (2, 3, 4)):
+        x = rng.standard_normal(shape)
+        yield (x, w, b), {}
+        yield (x, w), {}
+
+
+SAMPLES = {"MatMul": _matmul, "BatchMatMul": _batch_matmul, "Dense": _dense}
