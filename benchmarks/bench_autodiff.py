@@ -6,8 +6,9 @@ Two cases:
 * ``step`` -- one SGD training step of an MLP 784-512-512-10 (ReLU, batch 64, float32,
   softmax cross-entropy with sparse labels, mean, learning rate 0.01): forward, backward
   and the in-place update, in steps per second. A sample is ``STEPS`` steps.
-  microspore: Parameters, ``ms_ops`` functional operators (``MatMul(transpose_b=True)``,
-  ``add``, ``relu``, ``SparseSoftmaxCrossEntropyWithLogits``),
+  microspore: Parameters, ``ms_ops`` functional operators (``dense``, MindSpore 2.x's
+  ``ops.dense``: ``x @ w.T + b`` as PyTorch's ``nn.Linear`` does it, ``relu``,
+  ``SparseSoftmaxCrossEntropyWithLogits``),
   ``ms_autodiff.value_and_grad(loss_fn, grad_position=None, weights=params)`` and
   ``ApplyGradientDescent`` per parameter (the fused kernel ms-nn's optimizer will use).
   PyTorch: ``nn.Linear``/``nn.ReLU``, ``F.cross_entropy``, ``optim.SGD``. MindSpore
@@ -173,15 +174,14 @@ def numpy_rows(data, notes):
 
 # --- microspore -----------------------------------------------------------------------------
 def microspore_step_fn(ops, ad, params, x, labels):
-    matmul = ops.MatMul(transpose_b=True)
     loss_op = ops.SparseSoftmaxCrossEntropyWithLogits()
     update = ops.ApplyGradientDescent()
 
     def loss_fn(x, labels):
         w0, b0, w1, b1, w2, b2 = params
-        h = ops.relu(ops.add(matmul(x, w0), b0))
-        h = ops.relu(ops.add(matmul(h, w1), b1))
-        return loss_op(ops.add(matmul(h, w2), b2), labels)
+        h = ops.relu(ops.dense(x, w0, b0))
+        h = ops.relu(ops.dense(h, w1, b1))
+        return loss_op(ops.dense(h, w2, b2), labels)
 
     value_and_grad = ad.value_and_grad(loss_fn, grad_position=None, weights=params)
 
