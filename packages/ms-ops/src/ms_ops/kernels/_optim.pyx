@@ -5,11 +5,11 @@ so a step reads and writes every buffer once instead of once per numpy operation
 Arrays are flat and C-contiguous; hyper-parameters are Python floats.
 """
 
-import os
-
 from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport sqrt, sqrtf
+
+from ms_ops.kernels.threads import kernel_threads
 
 cdef extern from *:
     """
@@ -19,16 +19,10 @@ cdef extern from *:
     """
 
 
-# OpenMP threads for large inputs: MS_OPS_NUM_THREADS, 1 unless set. numpy's OpenBLAS
-# workers keep spinning on the other cores for a while after every GEMM, and a second
-# OpenMP thread then fights them instead of helping (measured on 2 cores, MaxPool of 1M
-# floats: 1.1 ms on one thread; on two, 0.6 ms in a process without GEMMs but 9.8 ms
-# right after one).
-_MAX_THREADS = max(1, int(os.environ.get("MS_OPS_NUM_THREADS", "1")))
-
-
+# Large inputs use ms_ops.kernels.threads' count (MS_OPS_NUM_THREADS, or every OpenMP
+# thread when MKL does the matrix products, else one).
 def _threads(Py_ssize_t work):
-    return _MAX_THREADS if work >= 262144 else 1
+    return kernel_threads() if work >= 262144 else 1
 
 
 def gradient_descent(floating[::1] var, const floating[::1] delta, double alpha):

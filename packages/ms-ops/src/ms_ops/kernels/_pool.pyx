@@ -6,12 +6,12 @@ the gradient scatters need no atomics. Max windows pick the first maximum in row
 order, which is what the gradient and MaxPoolWithArgmax's indices refer to.
 """
 
-import os
-
 from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.string cimport memset
+
+from ms_ops.kernels.threads import kernel_threads
 
 
 cdef inline Py_ssize_t _imax(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
@@ -84,16 +84,10 @@ cdef void _max_plane(const floating* x, floating* out, long long* idx, Py_ssize_
                 idx[y * ow + z] = k
 
 
-# OpenMP threads for large inputs: MS_OPS_NUM_THREADS, 1 unless set. numpy's OpenBLAS
-# workers keep spinning on the other cores for a while after every GEMM, and a second
-# OpenMP thread then fights them instead of helping (measured on 2 cores, MaxPool of 1M
-# floats: 1.1 ms on one thread; on two, 0.6 ms in a process without GEMMs but 9.8 ms
-# right after one).
-_MAX_THREADS = max(1, int(os.environ.get("MS_OPS_NUM_THREADS", "1")))
-
-
+# Large inputs use ms_ops.kernels.threads' count (MS_OPS_NUM_THREADS, or every OpenMP
+# thread when MKL does the matrix products, else one).
 def _threads(Py_ssize_t work):
-    return _MAX_THREADS if work >= 65536 else 1
+    return kernel_threads() if work >= 65536 else 1
 
 
 def max_pool(const floating[:, :, ::1] x, floating[:, :, ::1] out, long long[:, :, ::1] idx,
