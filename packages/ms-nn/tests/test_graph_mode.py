@@ -142,15 +142,22 @@ def test_model_train_then_eval_gives_the_same_results_in_both_modes():
     assert (eval_graph.misses, eval_graph.hits) == (1, len(BATCHES) - 1)
 
 
-def test_set_train_on_an_inner_cell_selects_another_graph():
+@pytest.mark.parametrize("switch", ["set_train", "attribute"])
+def test_set_train_on_an_inner_cell_selects_another_graph(switch):
     x = Tensor(np.ones((4, 4), np.float32))
+
+    def train(cell, flag):
+        if switch == "set_train":
+            cell.set_train(flag)
+        else:
+            cell.training = flag
 
     def run():
         net = make_net(initial_weights())
         before = net(x).asnumpy()
-        net[3].set_train()  # Dropout alone trains: its graph must not be the eval one
+        train(net[3], True)  # Dropout alone trains: its graph must not be the eval one
         after = net(x).asnumpy()
-        net[3].set_train(False)
+        train(net[3], False)
         return before, after, net(x).asnumpy(), net
 
     eager = in_mode(PYNATIVE_MODE, run)

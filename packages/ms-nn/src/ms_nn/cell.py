@@ -20,7 +20,9 @@ from ms_tensor.tensor import Tensor
 __all__ = ["Cell"]
 
 _FLOAT_KINDS = frozenset({mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16})
-# Bumped by every ``set_train``: a GRAPH_MODE cell then recomputes its phase key.
+# Bumped by every ``set_train``, every ``training`` assignment and every child Cell
+# (re)assigned: a GRAPH_MODE cell then recomputes its phase key (the training flags of
+# its whole tree).
 _set_train_calls = [0]
 
 
@@ -114,6 +116,7 @@ class Cell:
             self._require_init("assign Cell " + repr(name))
             self._forget(name)
             cells[name] = value
+            _set_train_calls[0] += 1
             if self._auto_prefix:
                 value.update_parameters_name(self._prefix + name + ".")
         elif isinstance(value, ParameterTuple):
@@ -139,6 +142,8 @@ class Cell:
             if params is not None:
                 self._forget(name)
             object.__setattr__(self, name, value)
+            if name == "training":
+                _set_train_calls[0] += 1
 
     def __delattr__(self, name: str) -> None:
         for table in ("_params", "_cells", "_params_list"):
