@@ -238,3 +238,29 @@ def test_scatter_rejects_indices_outside_the_plane():
     with pytest.raises(ValueError, match=r"AdaptiveMaxPool2DGrad: argmax holds indices "
                                          r"outside \[0, 30\) for input shape \(1, 1, 5, 6\)"):
         ops.AdaptiveMaxPool2DGrad()(grad, ARANGE, idx)
+
+
+@pytest.mark.parametrize("attrs", [
+    {"kernel_size": 2, "strides": 2},
+    {"kernel_size": 3, "strides": 1, "pad_mode": "SAME"},
+    {"kernel_size": (3, 2), "strides": (2, 1), "pad_mode": "VALID"},
+])
+def test_max_pool_with_argmax_gradient_scatters_as_the_window_scan_does(attrs):
+    from ms_ops.defs.nn_pool import MaxPoolGrad, MaxPoolGradWithArgmax, MaxPoolWithArgmax
+
+    rng = np.random.default_rng(4)
+    x = Tensor(rng.standard_normal((2, 3, 7, 6)).astype(np.float32))
+    out, argmax = MaxPoolWithArgmax(x, **attrs)
+    grad = Tensor(rng.standard_normal(out.shape).astype(np.float32))
+    scattered = MaxPoolGradWithArgmax(x, grad, argmax, **attrs).asnumpy()
+    scanned = MaxPoolGrad(x, out, grad, **attrs).asnumpy()
+    np.testing.assert_allclose(scattered, scanned, rtol=1e-6, atol=1e-6)
+
+
+def test_max_pool_grad_with_argmax_checks_the_gradient_shape():
+    from ms_ops.defs.nn_pool import MaxPoolGradWithArgmax
+
+    x = Tensor(np.ones((1, 1, 4, 4), np.float32))
+    with pytest.raises(ValueError, match=r"MaxPoolGradWithArgmax: grad shape \(1, 1, 3, 3\)"):
+        MaxPoolGradWithArgmax(x, Tensor(np.ones((1, 1, 3, 3), np.float32)),
+                              Tensor(np.zeros((1, 1, 3, 3), np.int32)), kernel_size=2, strides=2)

@@ -166,6 +166,13 @@ def _with_argmax_infer(x, **attrs):
     return out, TensorSpec(out.shape, mstype.int32)
 
 
+def _with_argmax_grad_infer(x, grad, argmax, **attrs):
+    _check_x(x)
+    pooled = _pooled(x, _window(x, attrs)).shape
+    _check_grad(x, pooled, grad=grad)
+    return _scatter_infer(grad, x, argmax, "MaxPoolWithArgmax")
+
+
 def _v2_infer(x, **attrs):
     _check_x(x)
     if attrs["argmax_type"] not in (mstype.int32, mstype.int64):
@@ -246,6 +253,11 @@ MaxPoolGradGrad = OpDef("MaxPoolGradGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_gr
 MaxPoolWithArgmax = OpDef(
     "MaxPoolWithArgmax", (Arg("x"),), _ATTRS, infer=_with_argmax_infer,
     doc="MaxPool and the flat (h * W + w) index of each maximum in its plane (int32).")
+MaxPoolGradWithArgmax = OpDef(
+    "MaxPoolGradWithArgmax", (Arg("x"), Arg("grad"), Arg("argmax", promote=False)), _ATTRS,
+    infer=_with_argmax_grad_infer, nondiff_inputs=("x", "argmax"),
+    doc="MaxPoolWithArgmax's input gradient: grad added at the argmax positions (no window "
+        "is scanned again).")
 MaxPoolWithArgmaxV2 = OpDef(
     "MaxPoolWithArgmaxV2", (Arg("x"),), _V2_ATTRS, infer=_v2_infer,
     doc="Max pooling with symmetric ``pads`` and ``ceil_mode``, and the flat indices.")
@@ -489,6 +501,10 @@ def max_pool_v2_grad_cpu(x, grad, argmax, **attrs):
     return _scatter(grad, x.shape, argmax)
 
 
+def max_pool_with_argmax_grad_cpu(x, grad, argmax, **attrs):
+    return _scatter(grad, x.shape, argmax)
+
+
 def max_pool_grad_cpu(x, out, grad, **attrs):
     w = _window(x, attrs)
     dt, (xp, gp) = _planes(x, grad)
@@ -558,7 +574,7 @@ def max_pool_bprop(x, out, dout, **attrs):
 
 
 def max_pool_with_argmax_bprop(x, out, dout, **attrs):
-    return (MaxPoolGrad(x, out[0], dout[0], **attrs),)
+    return (MaxPoolGradWithArgmax(x, dout[0], out[1], **attrs),)
 
 
 def max_pool_v2_bprop(x, out, dout, **attrs):
@@ -578,6 +594,9 @@ def _gather_at(dx, argmax):
 
 def max_pool_v2_grad_bprop(x, grad, argmax, out, dout, **attrs):
     return None, _gather_at(dout, argmax), None
+
+
+max_pool_with_argmax_grad_bprop = max_pool_v2_grad_bprop  # the same scatter
 
 
 def max_pool_grad_bprop(x, y, grad, out, dout, **attrs):
@@ -666,13 +685,14 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return (out, idx) if return_indices else out
 
 
-PRIMITIVES = (MaxPool, MaxPoolGrad, MaxPoolGradGrad, MaxPoolWithArgmax, MaxPoolWithArgmaxV2,
-              MaxPoolGradWithArgmaxV2, AvgPool, AvgPoolGrad, AvgPool2D, AvgPool2DGrad,
+PRIMITIVES = (MaxPool, MaxPoolGrad, MaxPoolGradGrad, MaxPoolWithArgmax,
+              MaxPoolGradWithArgmax, MaxPoolWithArgmaxV2, MaxPoolGradWithArgmaxV2, AvgPool, AvgPoolGrad, AvgPool2D, AvgPool2DGrad,
               AdaptiveAvgPool2D, AdaptiveAvgPool2DGrad, AdaptiveMaxPool2D, AdaptiveMaxPool2DGrad)
 CPU_KERNELS = {
     MaxPool: (max_pool_cpu, FLOATS), MaxPoolGrad: (max_pool_grad_cpu, FLOATS),
     MaxPoolGradGrad: (max_pool_grad_grad_cpu, FLOATS),
     MaxPoolWithArgmax: (max_pool_with_argmax_cpu, FLOATS),
+    MaxPoolGradWithArgmax: (max_pool_with_argmax_grad_cpu, FLOATS),
     MaxPoolWithArgmaxV2: (max_pool_v2_cpu, FLOATS),
     MaxPoolGradWithArgmaxV2: (max_pool_v2_grad_cpu, FLOATS),
     AvgPool: (avg_pool_cpu, FLOATS), AvgPoolGrad: (avg_pool_grad_cpu, FLOATS),
@@ -683,6 +703,7 @@ CPU_KERNELS = {
     AdaptiveMaxPool2DGrad: (adaptive_max_pool_grad_cpu, FLOATS),
 }
 BPROPS = {MaxPool: max_pool_bprop, MaxPoolWithArgmax: max_pool_with_argmax_bprop,
+          MaxPoolGradWithArgmax: max_pool_with_argmax_grad_bprop,
           MaxPoolWithArgmaxV2: max_pool_v2_bprop,
           MaxPoolGradWithArgmaxV2: max_pool_v2_grad_bprop, MaxPoolGrad: max_pool_grad_bprop,
           MaxPoolGradGrad: max_pool_grad_grad_bprop, AvgPool: avg_pool_bprop,

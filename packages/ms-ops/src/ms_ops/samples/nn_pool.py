@@ -76,6 +76,15 @@ def _max_pool_v2(rng):
         yield (distinct(rng, shape),), attrs
 
 
+def _max_pool_with_argmax_grad(rng):
+    from ms_ops.defs.nn_pool import MaxPoolWithArgmax
+
+    for shape, attrs in _MODE_ATTRS:
+        x = distinct(rng, shape)
+        out, argmax = _run(MaxPoolWithArgmax, x, **attrs)
+        yield (x, rng.standard_normal(out.shape), argmax), attrs
+
+
 def _max_pool_v2_grad(rng):
     from ms_ops.defs.nn_pool import MaxPoolWithArgmaxV2
 
@@ -139,7 +148,8 @@ def _adaptive_max_grad(rng):
 
 SAMPLES = {
     "MaxPool": _max_pool, "MaxPoolGrad": _max_pool_grad, "MaxPoolGradGrad": _max_pool_grad_grad,
-    "MaxPoolWithArgmax": _max_pool, "MaxPoolWithArgmaxV2": _max_pool_v2,
+    "MaxPoolWithArgmax": _max_pool, "MaxPoolGradWithArgmax": _max_pool_with_argmax_grad,
+    "MaxPoolWithArgmaxV2": _max_pool_v2,
     "MaxPoolGradWithArgmaxV2": _max_pool_v2_grad, "AvgPool": _avg_pool,
     "AvgPoolGrad": _avg_pool_grad, "AvgPool2D": _avg_pool2d, "AvgPool2DGrad": _avg_pool2d_grad,
     "AdaptiveAvgPool2D": _adaptive_avg, "AdaptiveAvgPool2DGrad": _adaptive_avg_grad,
