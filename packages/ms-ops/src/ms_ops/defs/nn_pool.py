@@ -686,7 +686,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 
 PRIMITIVES = (MaxPool, MaxPoolGrad, MaxPoolGradGrad, MaxPoolWithArgmax,
-              MaxPoolGradWithArgmax, MaxPoolWithArgmaxV2, MaxPoolGradWithArgmaxV2, AvgPool, AvgPoolGrad, AvgPool2D, AvgPool2DGrad,
+              MaxPoolGradWithArgmax, MaxPoolWithArgmaxV2, MaxPoolGradWithArgmaxV2, AvgPool,
+              AvgPoolGrad, AvgPool2D, AvgPool2DGrad,
               AdaptiveAvgPool2D, AdaptiveAvgPool2DGrad, AdaptiveMaxPool2D, AdaptiveMaxPool2DGrad)
 CPU_KERNELS = {
     MaxPool: (max_pool_cpu, FLOATS), MaxPoolGrad: (max_pool_grad_cpu, FLOATS),
