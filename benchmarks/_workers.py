@@ -136,6 +136,21 @@ def reply_channel():
     return reply
 
 
+TORCH_MISSING = {"skipped": "PyTorch skipped: not installed in this interpreter "
+                            "(`pip install torch==2.13.0`)."}
+
+
+def import_torch(threads: int):
+    """PyTorch set to ``threads`` threads, or None when it is not installed (a worker then
+    answers ``serve(reply, {}, {}, hello=TORCH_MISSING)``)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    return torch
+
+
 def serve(reply, runs: dict, checks: dict, threads: int | None = None,
           hello: dict | None = None) -> int:
     """Answer requests from stdin: ``runs[case]()`` gives seconds, ``checks[case]()`` a

@@ -52,7 +52,15 @@ from _common import (
     run_rounds,
     timed,
 )
-from _workers import Worker, mindspore_cpu, reply_channel, serve, start_worker
+from _workers import (
+    TORCH_MISSING,
+    Worker,
+    import_torch,
+    mindspore_cpu,
+    reply_channel,
+    serve,
+    start_worker,
+)
 from bench_nn import (
     BATCH,
     LR,
@@ -139,12 +147,9 @@ _TORCH_ROWS = {"mlp": "PyTorch eager", "lenet": "PyTorch eager",
 def torch_worker_main(data_path: str) -> int:
     """The PyTorch side: set up every case, then answer the driver's requests."""
     reply = reply_channel()
-    try:
-        import torch
-    except ImportError:
-        return serve(reply, {}, {}, hello={"skipped": "PyTorch skipped: not installed in this "
-                                                      "interpreter (`pip install torch==2.13.0`)."})
-    torch.set_num_threads(THREADS)
+    torch = import_torch(THREADS)
+    if torch is None:
+        return serve(reply, {}, {}, hello=TORCH_MISSING)
     data = dict(np.load(data_path))
     runs, checks = {}, {}
     for case in NETS:

@@ -57,7 +57,9 @@ from _common import (
     timed,
 )
 from _workers import (
+    TORCH_MISSING,
     Worker,
+    import_torch,
     mindspore_cpu,
     mindspore_python,
     reply_channel,
@@ -219,12 +221,9 @@ def microspore_worker_main(data_path: str) -> int:
 def torch_worker_main(data_path: str) -> int:
     """PyTorch eager, answering the driver's requests."""
     reply = reply_channel()
-    try:
-        import torch
-    except ImportError:
-        return serve(reply, {}, {}, hello={"skipped": "PyTorch skipped: not installed in this "
-                                                      "interpreter (`pip install torch==2.13.0`)."})
-    torch.set_num_threads(THREADS)
+    torch = import_torch(THREADS)
+    if torch is None:
+        return serve(reply, {}, {}, hello=TORCH_MISSING)
     data = dict(np.load(data_path))
     runs, checks = {}, {}
     for case in CASES:

@@ -47,7 +47,15 @@ from _common import (
     run_rounds,
     timed,
 )
-from _workers import Worker, mindspore_cpu, reply_channel, serve, worker_rows
+from _workers import (
+    TORCH_MISSING,
+    Worker,
+    import_torch,
+    mindspore_cpu,
+    reply_channel,
+    serve,
+    worker_rows,
+)
 from numpy.lib.stride_tricks import sliding_window_view
 
 PAIRS = 500                       # eager: 500 x (add, mul) = 1,000 ops
@@ -198,12 +206,9 @@ def torch_rows(data_path, notes, workers):
 def torch_worker_main(data_path: str) -> int:
     """The PyTorch side: set up every case, then answer the driver's requests."""
     reply = reply_channel()
-    try:
-        import torch
-    except ImportError:
-        return serve(reply, {}, {}, hello={"skipped": "PyTorch skipped: not installed in this "
-                                                      "interpreter (`pip install torch==2.13.0`)."})
-    torch.set_num_threads(THREADS)
+    torch = import_torch(THREADS)
+    if torch is None:
+        return serve(reply, {}, {}, hello=TORCH_MISSING)
     data = np.load(data_path)
     x = torch.from_numpy(data["eager_x"].copy())
     b = torch.from_numpy(data["eager_b"].copy())
