@@ -90,7 +90,7 @@ def test_explicit_window_kernels_match_reference(shape, k, s, p, ceil, count_pad
           "argmax_type": int64}
     check_against_reference(P.max_pool_v2_cpu, P.max_pool_v2_ref, x, **v2)
     out, idx = P.max_pool_v2_ref(x, **v2)
-    check_against_reference(P.max_pool_v2_grad_cpu, P.max_pool_v2_grad_ref, x, _rand(out.shape),
+    check_against_reference(P.argmax_scatter_cpu, P.max_pool_v2_grad_ref, x, _rand(out.shape),
                             idx, **v2)
     win = {"kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil,
            "count_include_pad": count_pad, "divisor_override": divisor}

@@ -497,11 +497,8 @@ def max_pool_v2_cpu(x, **attrs):
     return _max(x, _v2_window(x, attrs), True)
 
 
-def max_pool_v2_grad_cpu(x, grad, argmax, **attrs):
-    return _scatter(grad, x.shape, argmax)
-
-
-def max_pool_with_argmax_grad_cpu(x, grad, argmax, **attrs):
+def argmax_scatter_cpu(x, grad, argmax, **attrs):
+    """MaxPoolGradWithArgmax and its V2: ``grad`` added at the argmax positions."""
     return _scatter(grad, x.shape, argmax)
 
 
@@ -592,11 +589,8 @@ def _gather_at(dx, argmax):
     return array.Reshape(picked, tuple(argmax.shape))
 
 
-def max_pool_v2_grad_bprop(x, grad, argmax, out, dout, **attrs):
+def argmax_scatter_bprop(x, grad, argmax, out, dout, **attrs):
     return None, _gather_at(dout, argmax), None
-
-
-max_pool_with_argmax_grad_bprop = max_pool_v2_grad_bprop  # the same scatter
 
 
 def max_pool_grad_bprop(x, y, grad, out, dout, **attrs):
@@ -693,9 +687,9 @@ CPU_KERNELS = {
     MaxPool: (max_pool_cpu, FLOATS), MaxPoolGrad: (max_pool_grad_cpu, FLOATS),
     MaxPoolGradGrad: (max_pool_grad_grad_cpu, FLOATS),
     MaxPoolWithArgmax: (max_pool_with_argmax_cpu, FLOATS),
-    MaxPoolGradWithArgmax: (max_pool_with_argmax_grad_cpu, FLOATS),
+    MaxPoolGradWithArgmax: (argmax_scatter_cpu, FLOATS),
     MaxPoolWithArgmaxV2: (max_pool_v2_cpu, FLOATS),
-    MaxPoolGradWithArgmaxV2: (max_pool_v2_grad_cpu, FLOATS),
+    MaxPoolGradWithArgmaxV2: (argmax_scatter_cpu, FLOATS),
     AvgPool: (avg_pool_cpu, FLOATS), AvgPoolGrad: (avg_pool_grad_cpu, FLOATS),
     AvgPool2D: (avg_pool2d_cpu, FLOATS), AvgPool2DGrad: (avg_pool2d_grad_cpu, FLOATS),
     AdaptiveAvgPool2D: (adaptive_avg_pool_cpu, FLOATS),
@@ -704,9 +698,9 @@ CPU_KERNELS = {
     AdaptiveMaxPool2DGrad: (adaptive_max_pool_grad_cpu, FLOATS),
 }
 BPROPS = {MaxPool: max_pool_bprop, MaxPoolWithArgmax: max_pool_with_argmax_bprop,
-          MaxPoolGradWithArgmax: max_pool_with_argmax_grad_bprop,
+          MaxPoolGradWithArgmax: argmax_scatter_bprop,
           MaxPoolWithArgmaxV2: max_pool_v2_bprop,
-          MaxPoolGradWithArgmaxV2: max_pool_v2_grad_bprop, MaxPoolGrad: max_pool_grad_bprop,
+          MaxPoolGradWithArgmaxV2: argmax_scatter_bprop, MaxPoolGrad: max_pool_grad_bprop,
           MaxPoolGradGrad: max_pool_grad_grad_bprop, AvgPool: avg_pool_bprop,
           AvgPoolGrad: avg_pool_grad_bprop, AvgPool2D: avg_pool2d_bprop,
           AvgPool2DGrad: avg_pool2d_grad_bprop, AdaptiveAvgPool2D: adaptive_avg_pool_bprop,
