@@ -123,8 +123,7 @@ class JitFunction:
 
     def _call(self, owner, *args, **kwargs):
         if current_tracer() is not None:  # inside another capture: part of its graph
-            target = self._capture_target()
-            run = target if owner is None else functools.partial(target, owner)
+            run = self._capture_target(owner)
             with _capturing(self.capture_mode):
                 return run(*args, **kwargs)
         plain = not kwargs  # the common case: Tensors only, no Cells to look into
@@ -154,8 +153,7 @@ class JitFunction:
             self.hits += 1
             return entry.executable(*leaves)
         self.misses += 1
-        target = self._capture_target()
-        run = target if owner is None else functools.partial(target, owner)
+        run = self._capture_target(owner)
         with _capturing(self.capture_mode):
             graph, result = trace_and_run(run, args, kwargs, name=self.__qualname__,
                                           check_params=params)
@@ -177,8 +175,7 @@ class JitFunction:
             residuals = got[n:]
         else:
             self.misses += 1
-            target = self._capture_target()
-            run = target if owner is None else functools.partial(target, owner)
+            run = self._capture_target(owner)
             with _capturing(self.capture_mode):
                 dg, result, residuals = jit_grad.capture(
                     run, leaves, tree, mask, watched, self.__qualname__, optimize)
@@ -186,13 +183,14 @@ class JitFunction:
         fn = self.fn if owner is None else functools.partial(self.fn, owner)
         return jit_grad.differentiated_call(dg, fn, leaves, tree, result, residuals)
 
-    def _capture_target(self):
+    def _capture_target(self, owner=None):
+        """The function to capture (converted once in AST mode), bound to ``owner``."""
         if self._target is None:
             fn = self.fn
             if self.capture_mode == "ast":
                 fn = _converted(fn)
             self._target = fn
-        return self._target
+        return self._target if owner is None else functools.partial(self._target, owner)
 
     def __repr__(self) -> str:
         return f"<jit {self.__qualname__} ({len(self._cache)} graphs)>"
