@@ -233,8 +233,22 @@ def _install_methods(reg) -> None:
     for entry in reg.entries("tensor_method"):
         if entry.name in Tensor.__dict__ and entry.name not in _STUBS:
             continue  # never shadow what ms-tensor defines itself (shape, dtype, ...)
-        setattr(Tensor, entry.name, entry.value)
+        value = entry.value
+        if entry.name in ("__eq__", "__ne__"):
+            value = _none_compares_by_identity(value)
+        setattr(Tensor, entry.name, value)
         _installed.append(entry.name)
+
+
+def _none_compares_by_identity(method):
+    """``t == None`` is False and ``t != None`` True, as in MindSpore, not an operator error."""
+    def compare(self, other):
+        # NotImplemented makes Python fall back to identity: False for ==, True for !=.
+        return NotImplemented if other is None else method(self, other)
+
+    compare.__name__ = compare.__qualname__ = getattr(method, "__name__", "compare")
+    compare.__doc__ = method.__doc__
+    return compare
 
 
 _registry.on_load(_install_methods)
@@ -256,27 +270,47 @@ def _to_array(data, dtype) -> np.ndarray:
     np_dtype = None if dtype is None else mstype.to_numpy(dtype)
     if isinstance(data, Tensor):
         arr = data._data
-        return arr.copy() if np_dtype is None else arr.astype(np_dtype)
+        return arr.copy() if np_dtype is None else _cast(arr, np_dtype)
     if isinstance(data, np.ndarray):
         if np_dtype is None:
             if data.dtype not in _from_np:
                 mstype.from_numpy(data.dtype)  # raises naming the unsupported dtype
             return data.copy()
-        return data.astype(np_dtype)
+        return _cast(data, np_dtype)
     if isinstance(data, np.generic):
-        return np.array(data, dtype=np_dtype)
+        return _cast(np.asarray(data), np_dtype) if np_dtype is not None else np.array(data)
     if isinstance(data, (bool, numbers.Number, list, tuple)):
-        if np_dtype is None:
-            np_dtype = _python_default_dtype(data)
         try:
-            return np.array(data, dtype=np_dtype)
-        except ValueError as e:
-            raise ValueError(f"Tensor: cannot build a tensor from {type(data).__name__} "
-                             f"data: {e}") from None
+            if np_dtype is None:
+                return np.array(data, dtype=_python_default_dtype(data))
+            # Into an integer dtype via the values' own dtype, so that _cast checks the range
+            # (numpy 1.x wraps Python ints silently).
+            arr = np.array(data) if np_dtype.kind in "iu" else None
+            if arr is None or arr.dtype.kind not in "iufb":
+                return np.array(data, dtype=np_dtype)
+        except (ValueError, OverflowError) as e:
+            raise ValueError(f"Tensor: cannot build a tensor from {type(data).__name__} data "
+                             f"as {mstype.from_numpy(np_dtype)}: {e}") from None
+        return _cast(arr, np_dtype)
     if hasattr(data, "__array__") or hasattr(data, "__dlpack__"):
         return _to_array(np.asarray(data), dtype)
     raise TypeError(f"Tensor: input_data must be a numpy array, list, tuple, scalar or "
                     f"Tensor, got {type(data).__name__}")
+
+
+def _cast(arr: np.ndarray, np_dtype: np.dtype) -> np.ndarray:
+    """``arr`` as ``np_dtype``; a value an integer dtype cannot hold is an error (numpy wraps
+    it: 2**40 as int32 is 0, 3e9 is -2147483648), where MindSpore wraps silently."""
+    if (np_dtype.kind in "iu" and arr.dtype.kind in "iuf" and arr.size
+            and not np.can_cast(arr.dtype, np_dtype)):
+        info = np.iinfo(np_dtype)
+        for value in (arr.min().item(), arr.max().item()):
+            # exact Python comparisons; a float is truncated, so (min - 1, max + 1) fits
+            if value != value or not info.min - 1 < value < info.max + 1:
+                raise ValueError(f"Tensor: the value {value!r} does not fit in "
+                                 f"{mstype.from_numpy(np_dtype)} ({info.min} to {info.max}); "
+                                 f"cast it with numpy first to wrap it on purpose")
+    return arr.astype(np_dtype)
 
 
 def _python_default_dtype(data):
