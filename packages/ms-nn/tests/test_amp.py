@@ -141,3 +141,11 @@ def test_loss_scalers():
     for finite, want in [(True, 8.0), (True, 16.0), (False, 8.0), (False, 4.0)]:
         dyn.adjust(Tensor(finite))
         assert float(dyn.scale_value) == want
+
+
+def test_amp_names_are_ms_nn_names_too():
+    import ms_nn
+
+    assert ms_nn.auto_mixed_precision is auto_mixed_precision
+    assert ms_nn.DynamicLossScaleManager is DynamicLossScaleManager
+    assert "build_train_network" in ms_nn.__all__
