@@ -12,7 +12,7 @@ import re
 import time
 
 from ms_nn.train.callbacks.callback import Callback
-from ms_nn.train.checkpoint import _wait_async_saves, save_checkpoint
+from ms_nn.train.checkpoint import save_checkpoint, wait_async_saves
 
 __all__ = ["CheckpointConfig", "ModelCheckpoint"]
 
@@ -170,12 +170,12 @@ class ModelCheckpoint(Callback):
         cb = run_context.original_args()
         if cb.get("cur_step_num", 0) != self._last_saved_step:
             self._save(cb)
-        _wait_async_saves()
+        wait_async_saves()
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None and self._config.exception_save and self._cb is not None:
             self._save(self._cb, tag="_breakpoint")
-        _wait_async_saves()
+        wait_async_saves()
 
     def _save(self, cb, tag: str = "") -> None:
         self._cb = cb
