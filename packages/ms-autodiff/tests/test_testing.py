@@ -24,19 +24,14 @@ class _Plugin:
     x * 3; Floorish really has none."""
 
     @hookimpl
-    def ms_register_primitives(self, registry):
-        for op in (Square, Frozen, Floorish):
-            registry.add_primitive(op)
+    def ms_register_ops(self, registry):
+        registry.add_ops(Square, Frozen, Floorish)
 
-    @hookimpl
-    def ms_register_kernels(self, registry):
-        registry.add_kernel(Square, "CPU", np.square, dtypes=FLOATS)
-        registry.add_kernel(Frozen, "CPU", lambda x: x * 3, dtypes=FLOATS)
-        registry.add_kernel(Floorish, "CPU", np.floor, dtypes=FLOATS)
 
-    @hookimpl
-    def ms_register_bprops(self, registry):
-        registry.add_bprop(Square, lambda x, out, dout: (Mul(dout, x),))
+Square.kernel("CPU", dtypes=FLOATS)(np.square)
+Square.bprop(lambda x, out, dout: (Mul(dout, x),))
+Frozen.kernel("CPU", dtypes=FLOATS)(lambda x: x * 3)
+Floorish.kernel("CPU", dtypes=FLOATS)(np.floor)
 
 
 @pytest.fixture(scope="module")

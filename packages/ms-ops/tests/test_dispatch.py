@@ -73,16 +73,14 @@ def test_unknown_functional_name_says_where_names_come_from():
 class _BrokenPlugin:
     Broken = OpDef("BrokenForTest", (Arg("x"),), infer=elementwise())
 
-    @hookimpl
-    def ms_register_primitives(self, registry):
-        registry.add_primitive(self.Broken)
+    @staticmethod
+    @Broken.kernel("CPU")
+    def _kernel(x):
+        raise FloatingPointError("boom")
 
     @hookimpl
-    def ms_register_kernels(self, registry):
-        def kernel(x):
-            raise FloatingPointError("boom")
-
-        registry.add_kernel(self.Broken, "CPU", kernel)
+    def ms_register_ops(self, registry):
+        registry.add_ops(self.Broken)
 
 
 def test_a_failing_kernel_is_reported_as_an_operator_bug_with_its_inputs():
@@ -122,13 +120,11 @@ class _OptionalInputPlugin:
     Scale = OpDef("ScaleForTest", (Arg("x"), Arg("weight", default=None)),
                   infer=lambda x, weight: x)
 
-    @hookimpl
-    def ms_register_primitives(self, registry):
-        registry.add_primitive(self.Scale)
+    Scale.kernel("CPU")(lambda x, w: x if w is None else x * w)
 
     @hookimpl
-    def ms_register_kernels(self, registry):
-        registry.add_kernel(self.Scale, "CPU", lambda x, w: x if w is None else x * w)
+    def ms_register_ops(self, registry):
+        registry.add_ops(self.Scale)
 
 
 def test_an_optional_tensor_input_reaches_inference_and_kernel_as_none():

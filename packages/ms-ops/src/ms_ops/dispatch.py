@@ -15,8 +15,8 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor.tensor import Tensor, wrap
 
-__all__ = ["execute", "execute_plain", "binary_method", "unary_method", "set_recorder",
-           "get_recorder", "OpError"]
+__all__ = ["execute", "execute_plain", "binary_method", "unary_method", "method_for",
+           "set_recorder", "get_recorder", "OpError"]
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -347,4 +347,21 @@ def unary_method(op):
         return execute(op, (self,), _NO_ATTRS)
 
     method.__name__ = op.name.lower()
+    return method
+
+
+def method_for(op, reflected: bool = False):
+    """The Tensor method for ``op``, with the tensor as its first input (``reflected``:
+    its second, as in ``__radd__``). Operators of one or two plain tensor inputs get the
+    fast paths above; the rest call ``op(self, *args, **kwargs)``."""
+    if op._plain and len(op.inputs) == 2:
+        return binary_method(op, reflected)
+    if op._plain and len(op.inputs) == 1 and not reflected:
+        return unary_method(op)
+    if reflected:
+        def method(self, other):
+            return op(other, self)
+    else:
+        def method(self, *args, **kwargs):
+            return op(self, *args, **kwargs)
     return method

@@ -1,10 +1,13 @@
 """``OpDef``: everything about one operator, stated once.
 
 An OpDef holds the signature (tensor inputs, static inputs, Primitive attributes),
-the shape/dtype inference and the promotion rule. Kernels and the gradient rule are
-registered against it by name. Calling an OpDef runs it eagerly (functional style:
-``Add(x, y)``, ``MatMul(x, y, transpose_b=True)``); ``opdef.primitive`` is the
-MindSpore class style (``ops.MatMul(transpose_b=True)(x, y)``).
+the shape/dtype inference, the promotion rule and the names it goes by (``functional=``,
+``methods=``). Its kernels, gradient rule and samples are declared right below it with
+``@Op.kernel("CPU", dtypes=...)``, ``@Op.bprop`` and ``@Op.samples``, and one call,
+``registry.add_ops(Op, ...)``, registers all of it (``registrations()``). Calling an
+OpDef runs it eagerly (functional style: ``Add(x, y)``, ``MatMul(x, y,
+transpose_b=True)``); ``opdef.primitive`` is the MindSpore class style
+(``ops.MatMul(transpose_b=True)(x, y)``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Any
 
 from ms_tensor import dtype as mstype
 
-__all__ = ["Arg", "Attr", "TensorSpec", "OpDef", "REQUIRED", "TENSOR", "STATIC"]
+__all__ = ["Arg", "Attr", "TensorSpec", "OpDef", "REQUIRED", "TENSOR", "STATIC", "functional"]
 
 TENSOR = "tensor"
 STATIC = "static"
@@ -106,12 +109,17 @@ class OpDef:
             of indices for operators that update several (Adam: ``var, m, v``).
         writes: indices of inputs the kernel also updates in place without returning
             them (BatchNorm's moving statistics in training; MindSpore's RW_WRITE).
+        functional: the ``ops.<name>`` names that call the operator (a name or several).
+        methods: the ``Tensor`` methods that call it with the tensor first; a binary
+            dunder (``"__add__"``) brings its reflected form (``"__radd__"``).
+        c_template: C source for ms-lite's code generator, registered with the operator.
     """
 
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
                  nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
-                 inplace: int | tuple | None = None, writes: tuple = (), doc: str = ""):
+                 inplace: int | tuple | None = None, writes: tuple = (), doc: str = "",
+                 functional=(), methods=(), c_template: str | None = None):
         self.name = name
         self.inputs = tuple(inputs)
         self.attrs = tuple(attrs)
@@ -133,6 +141,12 @@ class OpDef:
         self._plain = not self.attrs and not stateful and inplace is None and all(
             a.kind == TENSOR for a in self.inputs)
         self.attr_defaults = {a.name: a.default for a in self.attrs}
+        self.functional = (functional,) if isinstance(functional, str) else tuple(functional)
+        self.methods = (methods,) if isinstance(methods, str) else tuple(methods)
+        self.c_template = c_template
+        self.kernels: dict[str, tuple] = {}  # backend -> (fn, dtypes, out)
+        self.bprop_fn = None
+        self.samples_fn = None
         self._primitive = None
         self._cache: dict = {}  # signature -> _Plan, filled by dispatch
         self._gen = -1  # registry generation the cached kernels belong to
@@ -143,6 +157,49 @@ class OpDef:
         sig = ", ".join(map(repr, self.inputs))
         attrs = ", ".join(map(repr, self.attrs))
         return f"<OpDef {self.name}({sig}){' [' + attrs + ']' if attrs else ''}>"
+
+    # -- declaring ------------------------------------------------------------------
+    def kernel(self, backend: str, *, dtypes=None, out: bool = False):
+        """Decorator: ``fn`` is this operator's kernel on ``backend`` for ``dtypes``.
+
+        ``out=True``: ``fn`` also accepts ``out=``, an array of the result's shape and
+        dtype to fill (engines that plan memory pass one).
+        """
+        def declare(fn):
+            self.kernels[backend] = (fn, dtypes, out)
+            return fn
+        return declare
+
+    def bprop(self, fn):
+        """Decorator: ``fn(*inputs, out, dout, **attrs)`` is the gradient rule."""
+        self.bprop_fn = fn
+        return fn
+
+    def samples(self, fn):
+        """Decorator: ``fn(rng)`` yields ``(args, attrs)`` that the registry-wide gradient
+        and kernel suites run the operator on."""
+        self.samples_fn = fn
+        return fn
+
+    def registrations(self):
+        """What ``registry.add_op`` records: ``(kind, name, backend, value, info)``."""
+        from ms_ops.dispatch import method_for
+
+        yield "primitive", self.name, None, self, {}
+        for backend, (fn, dtypes, out) in self.kernels.items():
+            yield "kernel", self.name, backend, fn, {"dtypes": dtypes, "out": out}
+        for kind, value in (("bprop", self.bprop_fn), ("op_sample", self.samples_fn),
+                            ("c_template", self.c_template)):
+            if value is not None:
+                yield kind, self.name, None, value, {}
+        yield "function", self.name, None, self.primitive, {}
+        for name in self.functional:
+            yield "function", name, None, self, {}
+        for name in self.methods:
+            yield "tensor_method", name, None, _named(method_for(self), name), {}
+            if name in _REFLECTED:
+                yield ("tensor_method", _REFLECTED[name], None,
+                       _named(method_for(self, reflected=True), _REFLECTED[name]), {})
 
     # -- calling -------------------------------------------------------------------
     def bind(self, args: tuple, kwargs: dict, with_attrs: bool = True) -> tuple[list, dict]:
@@ -246,6 +303,25 @@ class OpDef:
 
 
 _NO_ATTRS: dict = {}
+_REFLECTED = {f"__{n}__": f"__r{n}__" for n in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor")}
+
+
+def _named(fn, name: str):
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def functional(*names: str, methods=(), prop: bool = False):
+    """Decorator for a function that is not one operator (``clamp``, ``softmax``): it is
+    ``ops.<name>`` for each of ``names`` and ``Tensor.<m>`` for each of ``methods`` (the
+    tensor is its first argument; ``prop=True`` makes the methods properties, ``x.T``).
+    The family's plugin registers it with ``registry.add_function``."""
+    def declare(fn):
+        fn.ms_functional = (names, (methods,) if isinstance(methods, str) else tuple(methods),
+                            prop)
+        return fn
+    return declare
 
 
 def dtype_names(dtypes) -> str:

@@ -3,14 +3,20 @@
 Every hook receives a registry view and returns ``None``: a plugin calls
 ``registry.add_*(...)`` and the view records which plugin added what. All hooks are
 called once, when the registry first loads (on the first operator dispatch, or by
-``ms_tensor.registry.load()``), for ms-ops and for every plugin found in the
-``microspore`` entry-point group, in the order the specs are listed here. Register
-only; do no other work in a hook.
+``ms_tensor.registry.load()``), for the framework's packages first and then for every
+plugin found in the ``microspore`` entry-point group, in the order the specs are defined
+here (``HOOK_ORDER``). Register only; do no other work in a hook: a heavy value can be
+registered as a ``"module:attr"`` string, imported on first lookup.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pluggy
+
+if TYPE_CHECKING:
+    from ms_tensor.registry import RegistryView
 
 __all__ = ["hookspec", "hookimpl", "PROJECT", "HOOK_ORDER"]
 
@@ -20,7 +26,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def ms_register_backends(registry) -> None:
+def ms_register_backends(registry: RegistryView) -> None:
     """Add devices with ``registry.add_backend(backend)``.
 
     ``backend`` is a ``ms_tensor.backend.Backend``; its ``name`` is MindSpore's
@@ -30,75 +36,55 @@ def ms_register_backends(registry) -> None:
 
 
 @hookspec
-def ms_register_primitives(registry) -> None:
-    """Add operator definitions with ``registry.add_primitive(opdef)``.
+def ms_register_ops(registry: RegistryView) -> None:
+    """Add operators with ``registry.add_ops(op, ...)`` and functions with
+    ``registry.add_function(name, fn, methods=...)``.
 
-    ``opdef`` has a unique ``name`` (MindSpore's class name, e.g. ``"MatMul"``),
-    its signature and its shape/dtype inference.
+    An operator (ms-ops' ``OpDef``) declares everything about itself; ms-tensor reads
+    it through two attributes: ``op.name`` and ``op.registrations()``, which yields
+    ``(kind, name, backend, value, info)`` for each thing to register:
+
+    - ``("primitive", op.name, None, op, {})``: the definition itself;
+    - ``("kernel", op.name, backend, fn, {"dtypes": ..., "out": bool})``: one per backend
+      (``fn`` takes the backend's arrays positionally and static arguments as keywords;
+      with ``out`` it also fills an ``out=`` array it is given);
+    - ``("bprop", op.name, None, fn, {})``: ``fn(*inputs, out, dout, **attrs)`` returns
+      one gradient per input, written with operators so it traces and differentiates;
+    - ``("op_sample", op.name, None, fn, {})``: ``fn(rng)`` yields ``(args, attrs)``,
+      float64 arrays for tensor inputs; the gradient and kernel suites run every
+      operator on its samples, so an operator without samples fails them;
+    - ``("c_template", op.name, None, text, {})``: C source for a code generator;
+    - ``("function", name, None, fn, {})`` and ``("tensor_method", name, None, fn, {})``:
+      ``ops.name`` and ``Tensor.name``.
+
+    An operator enters whole or not at all: one that collides with another plugin's is
+    dropped with a warning naming both (the framework's own packages win).
     """
 
 
 @hookspec
-def ms_register_kernels(registry) -> None:
-    """Add kernels with ``registry.add_kernel(op, backend, fn, dtypes=...)``.
+def ms_register_kernels(registry: RegistryView) -> None:
+    """Add or override one backend's kernel of an existing operator with
+    ``registry.add_kernel(op, backend, fn, dtypes=..., out=False, priority=...)``.
 
-    ``op`` is a registered primitive (or its name), ``backend`` a registered backend
-    name. ``fn`` takes the backend's arrays positionally and static arguments as
-    keywords, and returns an array or a tuple of arrays. With ``out=True`` it also accepts
-    ``out=``: an array of the result's shape and dtype to write the result into.
+    For device plugins (a ``"GPU"`` kernel for ``Exp``) and communication backends
+    (a collective's ``"MPI"`` kernel); ``backend`` must be registered. A new operator
+    declares its kernels itself (``ms_register_ops``).
     """
 
 
 @hookspec
-def ms_register_bprops(registry) -> None:
-    """Add gradient rules with ``registry.add_bprop(op, fn)``.
-
-    ``fn(*inputs, out, dout, **attrs)`` returns one gradient per input (``None`` for
-    inputs that take none). It must be written with operators, so that it runs
-    eagerly, traces into graphs and can itself be differentiated.
-    """
-
-
-@hookspec
-def ms_register_functions(registry) -> None:
-    """Add functional-API names with ``registry.add_function(name, fn)``.
-
-    These are what ``ms_ops.functional`` (and ``microspore.ops``) expose, e.g.
-    ``"matmul"``, and the Primitive classes, e.g. ``"MatMul"``.
-    """
-
-
-@hookspec
-def ms_register_tensor_methods(registry) -> None:
-    """Add ``Tensor`` methods with ``registry.add_tensor_method(name, fn)``.
-
-    ``fn`` receives the tensor as its first argument; Python operators are added
-    under their dunder names (``"__add__"``).
-    """
-
-
-@hookspec
-def ms_register_passes(registry) -> None:
+def ms_register_passes(registry: RegistryView) -> None:
     """Add graph-optimization passes with ``registry.add_pass(name, fn, stage=...)``.
 
-    ``fn(graph) -> graph``; graph mode runs the passes of each stage in order of
+    ``fn(graph) -> graph``, or ``"module:function"`` so that nothing is imported until
+    a graph is compiled; graph mode runs the passes of each stage in order of
     registration. A plugin's pass runs in every compiled graph.
     """
 
 
 @hookspec
-def ms_register_op_samples(registry) -> None:
-    """Add sample inputs for operators with ``registry.add_op_sample(op, fn)``.
-
-    ``fn(rng)`` yields ``(args, attrs)`` pairs: float64 numpy arrays for tensor inputs,
-    Python values for static ones, and a dict of attributes. The gradient and kernel
-    test suites enumerate the registry and run every operator on its samples, so an
-    operator without samples fails them instead of going unchecked.
-    """
-
-
-@hookspec
-def ms_register_cli_commands(registry) -> None:
+def ms_register_cli_commands(registry: RegistryView) -> None:
     """Add subcommands of the ``microspore`` command with ``registry.add_cli_command(name, fn,
     help=...)``.
 
@@ -109,14 +95,5 @@ def ms_register_cli_commands(registry) -> None:
     """
 
 
-HOOK_ORDER = (
-    "ms_register_backends",
-    "ms_register_primitives",
-    "ms_register_kernels",
-    "ms_register_bprops",
-    "ms_register_functions",
-    "ms_register_tensor_methods",
-    "ms_register_passes",
-    "ms_register_op_samples",
-    "ms_register_cli_commands",
-)
+# A module's namespace keeps definition order, so this is the order of the specs above.
+HOOK_ORDER = tuple(name for name in dict(globals()) if name.startswith("ms_register_"))

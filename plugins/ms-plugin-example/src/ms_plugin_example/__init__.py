@@ -5,8 +5,8 @@ through the ``microspore`` entry-point group, and ``ops.mish``, ``ops.Mish`` and
 ``Tensor.mish`` appear. Importing this module is only needed to use ``Mish`` directly.
 """
 
-from ms_plugin_example.mish import Mish, mish
+from ms_plugin_example.mish import Mish
 
 __version__ = "0.1.0"
 
-__all__ = ["Mish", "mish"]
+__all__ = ["Mish"]

@@ -19,9 +19,9 @@ def mish_command(argv: list[str]) -> int:
     parser.add_argument("x", type=float, nargs="+", help="input values")
     args = parser.parse_args(argv)
 
-    from ms_plugin_example.mish import mish
+    from ms_plugin_example.mish import Mish
 
-    out = mish(Tensor(np.array(args.x, np.float32), float32)).asnumpy()
+    out = Mish(Tensor(np.array(args.x, np.float32), float32)).asnumpy()
     for x, y in zip(args.x, out):
         print(f"mish({x:g}) = {y:.6f}")
     return 0
