@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
 __all__ = [
     "set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers",
-    "set_prefetch_size", "get_prefetch_size",
+    "set_prefetch_size", "get_prefetch_size", "set_multiprocessing_start_method",
+    "get_multiprocessing_start_method",
 ]
 
 # MindSpore's defaults: std::mt19937's default seed, up to 8 workers, 16 prefetched rows.
@@ -17,6 +19,9 @@ _seed = _DEFAULT_SEED
 _seed_set = False
 _num_parallel_workers = min(8, os.cpu_count() or 1)
 _prefetch_size = 16
+# MindSpore forks on Linux; elsewhere fork is unsafe (macOS) or missing (Windows).
+_START_METHODS = ("fork", "spawn")
+_start_method = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:
@@ -67,3 +72,23 @@ def set_prefetch_size(size: int) -> None:
 
 def get_prefetch_size() -> int:
     return _prefetch_size
+
+
+def set_multiprocessing_start_method(start_method: str = "fork") -> None:
+    """How worker processes start (``"fork"`` or ``"spawn"``), for sources, map and batch.
+
+    ``"spawn"`` starts a fresh interpreter per worker (slower to start, nothing inherited)
+    and needs operations that pickle; ``"fork"`` copies the parent and runs anything.
+    """
+    global _start_method
+    if not isinstance(start_method, str):
+        raise TypeError(f"set_multiprocessing_start_method: expected a str, got "
+                        f"{type(start_method).__name__} {start_method!r}")
+    if start_method not in _START_METHODS:
+        raise ValueError(f"set_multiprocessing_start_method: expected one of {_START_METHODS}, "
+                         f"got {start_method!r}")
+    _start_method = start_method
+
+
+def get_multiprocessing_start_method() -> str:
+    return _start_method

@@ -23,6 +23,7 @@ from ms_tensor.dtype import from_numpy
 
 __all__ = ["DictIterator", "TupleIterator", "count_rows", "first_row"]
 
+_JOIN_BUDGET = 0.5  # seconds stop() gives the producer thread to notice it
 _EPOCH_END = object()
 _FINISHED = object()
 _EOF_MESSAGE = ("EOF buffer encountered. User tries to fetch data beyond the specified number "
@@ -79,15 +80,20 @@ class _Producer:
             self.resources.close()
 
     def stop(self) -> None:
-        """Stop the thread and its worker pools (idempotent; safe from a finalizer)."""
+        """Stop the thread and its worker pools (idempotent; safe from a finalizer).
+
+        Never waits on pending work: the pools fail it at once, and a producer stuck in a
+        user function (which no thread can interrupt) is left to its daemon thread.
+        """
         self.stop_event.set()
+        self.resources.close()
         while True:  # unblock a producer waiting on a full queue
             try:
                 self.queue.get_nowait()
             except queue.Empty:
                 break
         if self.thread is not threading.current_thread():
-            self.thread.join(timeout=10.0)
+            self.thread.join(timeout=_JOIN_BUDGET)
 
 
 class _Iterator:

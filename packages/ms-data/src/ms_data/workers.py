@@ -1,49 +1,73 @@
 """Worker pools for pipeline stages: threads for GIL-free kernels, processes for Python code.
 
 Work is split into row chunks that are independent of the worker count, and results come
-back in submission order, so a pipeline gives the same rows with 1 or 8 workers. Pools
-belong to one iterator (``Resources``) and are shut down when it finishes, fails or is
-garbage-collected.
+back in submission order, so a pipeline gives the same rows with 1 or 8 workers. Chunks
+start small and grow (``ramp``): the first row leaves a stage after about one call of its
+function, and a short dataset is still spread over every worker. Pools belong to one
+iterator (``Resources``) and are shut down when it finishes, fails, is stopped or is
+garbage-collected; shutting down never waits on a busy worker (see ``ms_data._pools``).
 
-Process pools fork on Linux (so lambdas and closures work without pickling) and spawn
-elsewhere (then operations must be picklable, as in MindSpore). They are created and started
-on the thread that creates the iterator, before its prefetch thread runs.
+Process workers start with ``config.get_multiprocessing_start_method()``: ``"fork"`` by
+default on Linux, as in MindSpore (lambdas and closures work without pickling), else
+``"spawn"`` (then operations must pickle, and a clear error says which does not). A forked
+child inherits no live thread pool of ms-ops: its at-fork handler resets them, as
+PyTorch's does for its own. Pools are created on the thread that creates the iterator,
+before its prefetch thread runs.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import sys
+import pickle
 import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["PipelineError", "Resources", "ordered_map", "call_named"]
+from ms_data import config
+from ms_data._pools import PoolClosed, ProcessPool, ThreadPool, WorkerDied
+
+__all__ = ["PipelineError", "Resources", "ordered_map", "call_named", "ramp", "RAMP_CAP"]
+
+# Largest chunk a stage hands one worker: big enough that vectorized transforms amortize
+# their per-call cost.
+RAMP_CAP = 256
 
 
 class PipelineError(RuntimeError):
     """An operation of a dataset pipeline failed; the message names it and has the traceback."""
 
 
-def _traceback_text(exc: BaseException) -> str:
-    cause = exc.__cause__
-    remote = getattr(cause, "tb", None)  # concurrent.futures' _RemoteTraceback from a process
-    if isinstance(remote, str):
-        return remote.strip()
-    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).strip()
+def ramp(position: int, rows: int, cap: int = RAMP_CAP) -> list[int]:
+    """Sizes that split ``rows`` rows starting at row ``position`` of a stage's stream.
+
+    A chunk starting at row ``p`` has ``min(cap, max(1, p))`` rows: 1, 1, 2, 4, 8, ... so
+    the first result needs one call and chunks double up to ``cap``. The sizes depend only
+    on positions, never on the worker count, so random operations keyed by chunk give the
+    same rows for any ``num_parallel_workers``.
+
+    >>> ramp(0, 10)
+    [1, 1, 2, 4, 2]
+    """
+    sizes = []
+    while rows > 0:
+        n = min(rows, cap, max(1, position))
+        sizes.append(n)
+        position += n
+        rows -= n
+    return sizes
 
 
-def _wrap(exc: BaseException, what: str) -> PipelineError:
+def _wrap(exc: BaseException, what: str, remote_tb: str | None = None) -> PipelineError:
     if isinstance(exc, PipelineError):
         return exc
-    if isinstance(exc, BrokenProcessPool):
-        return PipelineError(f"{what}: a worker process died unexpectedly ({exc})")
+    if isinstance(exc, PoolClosed):
+        return PipelineError(f"{what}: the iterator was stopped")
+    if isinstance(exc, WorkerDied):
+        return PipelineError(f"{what}: {exc}")
+    tb = remote_tb or "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return PipelineError(f"{what} failed: {type(exc).__name__}: {exc}\n\n"
-                         f"Original traceback (from the user function):\n"
-                         f"{_traceback_text(exc)}")
+                         f"Original traceback (from the user function):\n{tb.strip()}")
 
 
 def call_named(fn: Callable, item, what: str):
@@ -54,62 +78,19 @@ def call_named(fn: Callable, item, what: str):
         raise _wrap(exc, what) from exc
 
 
-# -- process workers ---------------------------------------------------------------------------
-_installed: dict[int, Callable] = {}
-
-
-def _install(token: int, fn: Callable) -> None:
-    _installed[token] = fn
-
-
-def _call_installed(token: int, item):
-    return _installed[token](item)
-
-
-def _noop() -> None:
-    return None
-
-
-def _process_context():
-    if sys.platform.startswith("linux"):
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
-
-
-class _ProcessPool:
-    """A process pool running one function; tasks ship only the chunk, not the function."""
-
-    def __init__(self, fn: Callable, workers: int):
-        self.token = id(self)
-        self.executor = ProcessPoolExecutor(workers, mp_context=_process_context(),
-                                            initializer=_install, initargs=(self.token, fn))
-        # Start every worker now, on this thread, rather than later from the prefetch thread.
-        self.executor.submit(_noop).result()
-
-    def submit(self, item):
-        return self.executor.submit(_call_installed, self.token, item)
-
-    def shutdown(self) -> None:
-        processes = list((getattr(self.executor, "_processes", None) or {}).values())
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        for p in processes:  # a worker still busy in a user function is stopped, not awaited
-            p.join(timeout=1.0)
-            if p.is_alive():
-                p.terminate()
-                p.join(timeout=1.0)
-        self.executor.shutdown(wait=True)
-
-
-class _ThreadPool:
-    def __init__(self, fn: Callable, workers: int):
-        self.fn = fn
-        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="ms_data_worker")
-
-    def submit(self, item):
-        return self.executor.submit(self.fn, item)
-
-    def shutdown(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
+def _process_pool(owner, fn: Callable, workers: int) -> ProcessPool:
+    method = config.get_multiprocessing_start_method()
+    if method != "fork":
+        try:
+            pickle.dumps(fn)
+        except Exception as exc:
+            raise PipelineError(
+                f"{type(owner).__name__}: python_multiprocessing with start method {method!r} "
+                f"sends the operation to each worker by pickling it, and it does not pickle "
+                f"({type(exc).__name__}: {exc}). Define it at module level, or use "
+                f"ds.config.set_multiprocessing_start_method('fork'), or "
+                f"python_multiprocessing=False.") from None
+    return ProcessPool(fn, workers, multiprocessing.get_context(method))
 
 
 class Resources:
@@ -125,14 +106,16 @@ class Resources:
         key = (id(owner), kind)
         with self._lock:
             if self._closed:
-                raise PipelineError("the iterator was closed")
-            pool = self._pools.get(key)
-            if pool is None:
-                cls = _ProcessPool if kind == "process" else _ThreadPool
-                pool = self._pools[key] = (owner, cls(fn, workers))
-            return pool[1]
+                raise PipelineError("the iterator was stopped")
+            entry = self._pools.get(key)
+            if entry is None:
+                made = _process_pool(owner, fn, workers) if kind == "process" \
+                    else ThreadPool(fn, workers)
+                entry = self._pools[key] = (owner, made)
+            return entry[1]
 
     def close(self) -> None:
+        """Shut every pool down now (from any thread); pending work is dropped, not awaited."""
         with self._lock:
             self._closed = True
             pools, self._pools = list(self._pools.values()), {}
@@ -152,22 +135,24 @@ def ordered_map(pool, fn: Callable, items: Iterable, what: str,
         for item in items:
             yield call_named(fn, item, what)
         return
-    window = window or 2 * pool.executor._max_workers
+    window = window or 2 * pool.workers
     pending: deque = deque()
     try:
         for item in items:
             pending.append(pool.submit(item))
             if len(pending) >= window:
-                yield _result(pending.popleft(), what)
+                yield _result(pool, pending.popleft(), what)
         while pending:
-            yield _result(pending.popleft(), what)
+            yield _result(pool, pending.popleft(), what)
+    except (PoolClosed, WorkerDied) as exc:
+        raise _wrap(exc, what) from None
     finally:
-        for f in pending:
-            f.cancel()
+        for task in pending:
+            pool.cancel(task)
 
 
-def _result(future, what: str):
-    try:
-        return future.result()
-    except Exception as exc:
-        raise _wrap(exc, what) from exc
+def _result(pool, task, what: str):
+    pool.result(task)
+    if task.error is None:
+        return task.value
+    raise _wrap(task.error, what, task.remote_tb) from task.error

@@ -1,9 +1,11 @@
 """``map``: apply a list of operations to columns, chunk by chunk, on worker threads or processes.
 
 Each operation runs on the whole chunk at once (``batch_call``) when it offers one and its
-input is a single fixed-shape column; otherwise row by row. A random operation draws from
-``ctx.rng("map", depth, op_index, chunk_index)``: chunks are fixed by the source, not by the
-workers, so the rows come out the same for any ``num_parallel_workers``.
+input is a single fixed-shape column; otherwise row by row. Incoming chunks are cut into
+pieces that start at one row and double (``ms_data.workers.ramp``), so the first row comes
+out after one call and every worker gets work at once. A random operation draws from
+``ctx.rng("map", depth, op_index, chunk_index)``: pieces are fixed by row positions, not by
+the workers, so the rows come out the same for any ``num_parallel_workers``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from ms_data.arrow import batch_from_numpy, batch_numpy, stack_rows
 from ms_data.dataset import Dataset, EpochContext
-from ms_data.workers import PipelineError, ordered_map
+from ms_data.workers import PipelineError, ordered_map, ramp
 
 __all__ = ["MapDataset", "column_list", "op_name"]
 
@@ -185,9 +187,16 @@ class MapDataset(Dataset):
         ins, outs = self.input_columns, self.output_columns
 
         def items():
-            for index, batch in enumerate(self.children[0]._batches(ctx)):
+            position = index = 0
+            for batch in self.children[0]._batches(ctx):
                 cols = batch_numpy(batch)
-                yield cols, (state, index, tuple(cols[c] for c in ins))
+                start = 0
+                for size in ramp(position, batch.num_rows):
+                    part = {n: c[start:start + size] for n, c in cols.items()}
+                    yield part, (state, index, tuple(part[c] for c in ins))
+                    index += 1
+                    start += size
+                position += batch.num_rows
 
         pool = ctx.pool(self, self._kind(), self._workers(), self._apply)
         pending: deque = deque()

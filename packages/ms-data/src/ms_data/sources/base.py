@@ -9,12 +9,13 @@ import pyarrow as pa
 
 from ms_data import samplers as S
 from ms_data.dataset import Dataset, EpochContext
+from ms_data.workers import RAMP_CAP, ordered_map, ramp
 
 __all__ = ["MappableSource", "select_sampler", "CHUNK_ROWS"]
 
-# Rows per RecordBatch read from a source: large enough that vectorized transforms amortize
-# their per-call cost, small enough that the first rows arrive quickly.
-CHUNK_ROWS = 256
+# Rows per RecordBatch read from a source, at most: large enough that vectorized transforms
+# amortize their per-call cost. The first chunks are smaller (``ms_data.workers.ramp``).
+CHUNK_ROWS = RAMP_CAP
 
 
 def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id) -> S.Sampler:
@@ -81,14 +82,14 @@ class MappableSource(Dataset):
 
     def _index_chunks(self, ctx: EpochContext) -> list[np.ndarray]:
         ids = self.sampler.indices(self._length(), ctx)
-        return [ids[i:i + CHUNK_ROWS] for i in range(0, len(ids), CHUNK_ROWS)]
+        bounds = np.cumsum([0, *ramp(0, len(ids), CHUNK_ROWS)])
+        return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
     def _open(self, ctx: EpochContext) -> None:
         if self._read_kind == "process":
             ctx.pool(self, "process", self._workers(), self._read)
 
     def _batches(self, ctx: EpochContext) -> Iterator[pa.RecordBatch]:
-        from ms_data.workers import ordered_map
         chunks = self._index_chunks(ctx)
         pool = ctx.pool(self, self._read_kind, self._workers(), self._read)
         yield from ordered_map(pool, self._read, chunks, f"reading {type(self).__name__}")

@@ -9,11 +9,12 @@ import numpy as np
 
 from ms_data.arrow import batch_from_numpy, rows_to_batch
 from ms_data.sources.base import MappableSource
-from ms_data.workers import PipelineError, call_named
+from ms_data.workers import PipelineError, call_named, ramp
 
 __all__ = ["GeneratorDataset", "NumpySlicesDataset"]
 
-# Rows per chunk pulled from an iterable source: small, so slow generators start quickly.
+# Rows per chunk pulled from an iterable source, at most; the first chunks are smaller still
+# (``ramp``), so a slow generator's first row leaves at once.
 _ITER_CHUNK = 64
 
 
@@ -128,10 +129,13 @@ class GeneratorDataset(MappableSource):
                                 f"{exc}") from exc
         if self.num_samples is not None:
             rows = islice(rows, self.num_samples)
+        position = 0
         while True:
-            items = call_named(lambda it: list(islice(it, _ITER_CHUNK)), rows, what)
+            size = ramp(position, _ITER_CHUNK, _ITER_CHUNK)[0]
+            items = call_named(lambda it, n=size: list(islice(it, n)), rows, what)
             if not items:
                 return
+            position += len(items)
             yield call_named(self._to_batch, items, "GeneratorDataset: converting rows")
 
 
