@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Write the listing of MindSpore's public names that ``tools/api_coverage.py`` measures against.
+
+Run it with an interpreter that has real MindSpore installed (not microspore's venv)::
+
+    python3 -m venv /tmp/msenv && /tmp/msenv/bin/pip install mindspore "numpy<2"
+    GLOG_v=3 /tmp/msenv/bin/python tools/api_listing.py > tools/data/mindspore_2.10_api.json
+
+Public means what ``dir()`` shows without a leading underscore, minus what the namespace
+only imported for its own use:
+
+- a module is kept when it lives inside the namespace's own package (its ``__name__``
+  starts with ``<namespace>.``) and no part of that name starts with ``_``; standard-library
+  and third-party modules, private modules, the package itself (``dataset.ds``) and other
+  MindSpore packages outside the subtree (``amp.ops``, ``mint.mindspore``) are dropped;
+- a class or function defined outside MindSpore (``dataset.Enum``, ``amp.ABC``) and
+  ``__future__`` features are dropped; constants of builtin types (``GRAPH_MODE``) are kept.
+
+Every dropped name is recorded under ``dropped`` with its reason, so the rule is reviewable.
+"""
+
+from __future__ import annotations
+import __future__
+
+import importlib
+import inspect
+import json
+import platform
+import sys
+import types
+
+NAMESPACES = (
+    "mindspore", "mindspore.ops", "mindspore.nn", "mindspore.dataset",
+    "mindspore.dataset.vision", "mindspore.dataset.transforms", "mindspore.train",
+    "mindspore.amp", "mindspore.communication", "mindspore.mint", "mindspore.mint.nn",
+    "mindspore.mint.optim",
+)
+TENSOR = "mindspore.Tensor"
+RULE = __doc__.split("Public means", 1)[1].split("Every dropped", 1)[0].strip()
+COMMAND = "GLOG_v=3 /tmp/msenv/bin/python tools/api_listing.py > tools/data/mindspore_2.10_api.json"
+
+
+def _dropped_module(ns: str, mod: types.ModuleType) -> str | None:
+    """Why a module-valued attribute of ``ns`` is not API, or None when it is."""
+    name = mod.__name__
+    if not name.startswith(ns + "."):
+        return "imported module outside the namespace"
+    if any(part.startswith("_") for part in name.split(".")):
+        return "private module"
+    return None
+
+
+def kind_of(value, primitive: type) -> str:
+    """module / primitive (a Primitive class) / class / function / constant."""
+    if isinstance(value, types.ModuleType):
+        return "module"
+    if inspect.isclass(value):
+        return "primitive" if issubclass(value, primitive) else "class"
+    if callable(value):  # functions, builtins and callable objects (functional forms)
+        return "function"
+    return "constant"
+
+
+def namespace_listing(ns: str, primitive: type) -> dict:
+    mod = importlib.import_module(ns)
+    names, dropped = {}, {}
+    for name in dir(mod):
+        if name.startswith("_"):
+            continue
+        value = getattr(mod, name)
+        kind = kind_of(value, primitive)
+        if kind == "module":
+            reason = _dropped_module(ns, value)
+        elif isinstance(value, __future__._Feature):
+            reason = "__future__ feature"
+        elif kind in ("class", "primitive", "function") and not str(
+                getattr(value, "__module__", "") or "").startswith("mindspore"):
+            reason = f"imported from {getattr(value, '__module__', '?')}"
+        else:
+            reason = None
+        if reason:
+            dropped[name] = reason
+        else:
+            names[name] = kind
+    public = getattr(mod, "__all__", None)
+    entry = {"names": names, "dropped": dropped}
+    if public is not None:  # names missing from __all__ are often helpers leaked by imports
+        entry["not_in_all"] = sorted(n for n in names if n not in set(public))
+    return entry
+
+
+def tensor_listing(tensor: type) -> dict:
+    """Public members of Tensor: method, property or attribute (a plain class value)."""
+    names = {}
+    for name in dir(tensor):
+        if name.startswith("_"):
+            continue
+        raw = next(vars(k)[name] for k in tensor.__mro__ if name in vars(k))
+        if isinstance(raw, property) or inspect.isdatadescriptor(raw):
+            names[name] = "property"
+        elif callable(raw) or isinstance(raw, (staticmethod, classmethod)):
+            names[name] = "method"
+        else:
+            names[name] = "attribute"
+    return {"names": names, "dropped": {}}
+
+
+def main() -> None:
+    import mindspore
+    import numpy
+
+    primitive = mindspore.ops.Primitive
+    listing = {
+        "mindspore_version": mindspore.__version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "command": COMMAND,
+        "rule": "Public means " + RULE,
+        "namespaces": {ns: namespace_listing(ns, primitive) for ns in NAMESPACES},
+    }
+    listing["namespaces"][TENSOR] = tensor_listing(mindspore.Tensor)
+    json.dump(listing, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
