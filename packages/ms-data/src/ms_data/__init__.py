@@ -11,6 +11,7 @@ from importlib import import_module
 
 from ms_data import config
 from ms_data.dataset import Dataset, EpochContext
+from ms_data.errors import DatasetError, PipelineError
 from ms_data.samplers import (
     DistributedSampler,
     RandomSampler,
@@ -43,8 +44,9 @@ _LAZY = {
 }
 
 __all__ = [
-    "config", "Dataset", "EpochContext", "Sampler", "SequentialSampler", "RandomSampler",
-    "DistributedSampler", "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler",
+    "config", "Dataset", "DatasetError", "EpochContext", "PipelineError", "Sampler",
+    "SequentialSampler", "RandomSampler", "DistributedSampler", "SubsetRandomSampler",
+    "SubsetSampler", "WeightedRandomSampler",
     *_LAZY,
 ]
 

@@ -20,6 +20,8 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from ms_data.errors import DatasetError
+
 __all__ = [
     "VarShapeTensorType",
     "batch_from_numpy",
@@ -87,10 +89,30 @@ def _is_rows_of_arrays(values: np.ndarray) -> bool:
     return values.dtype == object and len(values) > 0 and isinstance(values[0], np.ndarray)
 
 
+def _concrete(name: str, values: np.ndarray, what: str) -> np.ndarray:
+    """An object array of numbers or strings as a typed array; anything else is an error."""
+    flat = values.reshape(-1)
+    families = {"str" if isinstance(v, str) else "bytes" if isinstance(v, bytes)
+                else "number" if isinstance(v, (int, float, np.number, np.bool_)) else "other"
+                for v in flat}
+    typed = values
+    if len(families) == 1 and "other" not in families:  # one kind: no lossy mixing
+        typed = np.array(flat.tolist()).reshape(values.shape)
+    if typed.dtype == object:
+        kinds = sorted({type(v).__name__ for v in flat[:100]})
+        raise DatasetError(f"column {name!r}: {what} is a numpy object array of shape "
+                           f"{values.shape} holding {', '.join(kinds) or 'nothing'}; a column "
+                           f"holds arrays of numbers, strings or bytes: convert it in the source")
+    return typed
+
+
 def _to_arrow(name: str, values) -> pa.Array:
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim >= 2:
+        values = _concrete(name, values, "the column")
     if isinstance(values, (list, tuple)):
         if values and all(isinstance(v, np.ndarray) for v in values):
-            rows = list(values)
+            rows = [_concrete(name, r, f"row {i}") if r.dtype == object and r.ndim else r
+                    for i, r in enumerate(values)]
             if all(r.shape == rows[0].shape and r.dtype == rows[0].dtype for r in rows):
                 return _to_arrow(name, np.stack(rows))
             return _var_shape_array(rows)
@@ -226,18 +248,23 @@ def batch_numpy(batch: pa.RecordBatch) -> dict[str, np.ndarray]:
     return {name: _field_numpy(batch, i) for i, name in enumerate(batch.schema.names)}
 
 
-def _as_row_array(value) -> np.ndarray:
+def _as_row_array(value, name: str, i: int) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     asnumpy = getattr(value, "asnumpy", None)
     if asnumpy is not None:  # ms_tensor.Tensor (or a MindSpore Tensor)
         return asnumpy()
-    return np.asarray(value)
+    try:
+        return np.asarray(value)
+    except ValueError as exc:
+        raise DatasetError(f"column {name!r}: row {i} is a {type(value).__name__} that is not "
+                           f"a regular array (nested lists of different lengths?): "
+                           f"{exc}") from None
 
 
 def stack_rows(name: str, rows: list) -> np.ndarray:
     """Rows of one column as ``(rows, *row_shape)`` numpy, or an object array if shapes differ."""
-    arrays = [_as_row_array(v) for v in rows]
+    arrays = [_as_row_array(v, name, i) for i, v in enumerate(rows)]
     if not arrays:
         return np.empty(0)
     first = arrays[0]

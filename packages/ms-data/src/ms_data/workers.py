@@ -26,16 +26,13 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ms_data import config
 from ms_data._pools import PoolClosed, ProcessPool, ThreadPool, WorkerDied
+from ms_data.errors import DatasetError, PipelineError
 
 __all__ = ["PipelineError", "Resources", "ordered_map", "call_named", "ramp", "RAMP_CAP"]
 
 # Largest chunk a stage hands one worker: big enough that vectorized transforms amortize
 # their per-call cost.
 RAMP_CAP = 256
-
-
-class PipelineError(RuntimeError):
-    """An operation of a dataset pipeline failed; the message names it and has the traceback."""
 
 
 def ramp(position: int, rows: int, cap: int = RAMP_CAP) -> list[int]:
@@ -59,7 +56,7 @@ def ramp(position: int, rows: int, cap: int = RAMP_CAP) -> list[int]:
 
 
 def _wrap(exc: BaseException, what: str, remote_tb: str | None = None) -> PipelineError:
-    if isinstance(exc, PipelineError):
+    if isinstance(exc, (PipelineError, DatasetError)):  # already say what and where
         return exc
     if isinstance(exc, PoolClosed):
         return PipelineError(f"{what}: the iterator was stopped")

@@ -8,8 +8,9 @@ from itertools import islice
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy, rows_to_batch
+from ms_data.sources._dtypes import check_chunk_dtypes, check_row_dtypes
 from ms_data.sources.base import MappableSource
-from ms_data.workers import PipelineError, call_named, ramp
+from ms_data.workers import PipelineError, call_named, ordered_map, ramp
 
 __all__ = ["GeneratorDataset", "NumpySlicesDataset"]
 
@@ -104,8 +105,10 @@ class GeneratorDataset(MappableSource):
             return None
         return n if self.num_samples is None else min(n, self.num_samples)
 
-    def _to_batch(self, items: list):
+    def _to_batch(self, items: list, row_ids):
         rows = [_as_row(item, len(self.names)) for item in items]
+        if self.column_types is None:
+            check_row_dtypes(rows, self.names, row_ids)
         batch = rows_to_batch(rows, self.names)
         if self.column_types is None:
             return batch
@@ -115,11 +118,14 @@ class GeneratorDataset(MappableSource):
                                                                       self.column_types)})
 
     def _read(self, indices: np.ndarray):
-        return self._to_batch([self.source[int(i)] for i in indices])
+        return self._to_batch([self.source[int(i)] for i in indices], indices)
 
     def _batches(self, ctx) -> Iterator:
         if self.random_access:
-            yield from super()._batches(ctx)
+            chunks = self._index_chunks(ctx)
+            pool = ctx.pool(self, self._read_kind, self._workers(), self._read)
+            batches = ordered_map(pool, self._read, chunks, "reading GeneratorDataset")
+            yield from check_chunk_dtypes(zip(batches, (int(c[0]) for c in chunks)))
             return
         what = "GeneratorDataset: the source"
         try:
@@ -129,14 +135,19 @@ class GeneratorDataset(MappableSource):
                                 f"{exc}") from exc
         if self.num_samples is not None:
             rows = islice(rows, self.num_samples)
+        yield from check_chunk_dtypes(self._iterated(rows, what))
+
+    def _iterated(self, rows, what: str) -> Iterator:
         position = 0
         while True:
             size = ramp(position, _ITER_CHUNK, _ITER_CHUNK)[0]
             items = call_named(lambda it, n=size: list(islice(it, n)), rows, what)
             if not items:
                 return
+            ids = range(position, position + len(items))
             position += len(items)
-            yield call_named(self._to_batch, items, "GeneratorDataset: converting rows")
+            yield call_named(lambda args: self._to_batch(*args), (items, ids),
+                             "GeneratorDataset: converting rows"), ids[0]
 
 
 def _cast(col: np.ndarray, dtype: np.dtype) -> np.ndarray:
