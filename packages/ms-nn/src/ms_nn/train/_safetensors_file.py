@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import reprlib
 import secrets
 import struct
 import threading
@@ -225,7 +226,8 @@ def read(path: str, keep=None) -> tuple[dict, dict]:
             continue
         if a.dtype != np.float64 or a.ndim == 0 or a.shape[-1] != 2:
             raise ValueError(f"Failed to read the checkpoint file {path}: complex128 entry "
-                             f"{name!r} is stored as {a.dtype} {a.shape}, not float64 (..., 2)")
+                             f"{_brief(name)} is stored as {a.dtype} {a.shape}, not float64 "
+                             f"(..., 2)")
         arrays[name] = a.view(_C128).reshape(a.shape[:-1])
     return arrays, metadata
 
@@ -244,7 +246,8 @@ def _header(f, size: int):
         raise _Bad(f"the header is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(header, dict):
         raise _Bad(f"the header is a JSON {type(header).__name__}, not an object")
-    metadata = header.pop("__metadata__", None) or {}
+    metadata = header.pop("__metadata__", None)
+    metadata = {} if metadata is None else metadata  # safetensors allows null
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
         raise _Bad("__metadata__ must map names to strings")
     entries = sorted((_entry(name, info) for name, info in header.items()),
@@ -252,8 +255,8 @@ def _header(f, size: int):
     end = 0
     for name, _, _, begin, stop in entries:
         if begin != end:
-            raise _Bad(f"tensor {name!r} starts at byte {begin}, expected {end} (tensors must "
-                       f"follow each other without gaps or overlaps)")
+            raise _Bad(f"tensor {_brief(name)} starts at byte {begin}, expected {end} "
+                       f"(tensors must follow each other without gaps or overlaps)")
         end = stop
     if end != size - 8 - n:
         raise _Bad(f"the tensors take {end} bytes but the file holds {size - 8 - n} after "
@@ -272,25 +275,31 @@ def _no_duplicates(pairs):
 
 def _entry(name: str, info) -> tuple:
     if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-        raise _Bad(f"tensor {name!r}: expected dtype, shape and data_offsets, got "
-                   f"{str(info)[:100]}")
-    dtype, shape, offsets = _DTYPES.get(info["dtype"]), info["shape"], info["data_offsets"]
+        raise _Bad(f"tensor {_brief(name)}: expected dtype, shape and data_offsets, got "
+                   f"{_brief(info)}")
+    tag, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    dtype = _DTYPES.get(tag) if isinstance(tag, str) else None
     if dtype is None:
-        raise _Bad(f"tensor {name!r} has unsupported dtype {str(info['dtype'])[:40]}")
+        raise _Bad(f"tensor {_brief(name)} has unsupported dtype {_brief(tag)}")
     if not (isinstance(shape, list) and len(shape) <= _MAX_NDIM and all(_is_int(d) for d in shape)):
-        raise _Bad(f"tensor {name!r}: shape must be a list of at most {_MAX_NDIM} "
-                   f"non-negative ints, got {str(shape)[:100]}")
+        raise _Bad(f"tensor {_brief(name)}: shape must be a list of at most {_MAX_NDIM} "
+                   f"non-negative ints, got {_brief(shape)}")
     if not (isinstance(offsets, list) and len(offsets) == 2 and all(map(_is_int, offsets))):
-        raise _Bad(f"tensor {name!r}: data_offsets must be two non-negative ints, got "
-                   f"{str(offsets)[:100]}")
+        raise _Bad(f"tensor {_brief(name)}: data_offsets must be two non-negative ints, got "
+                   f"{_brief(offsets)}")
     count = 1
     for d in shape:
         count *= d
     begin, end = offsets
     if end - begin != count * dtype.itemsize:
-        raise _Bad(f"tensor {name!r}: shape {shape} of {info['dtype']} needs "
+        raise _Bad(f"tensor {_brief(name)}: shape {shape} of {tag} needs "
                    f"{count * dtype.itemsize} bytes, data_offsets give {end - begin}")
     return name, dtype, tuple(shape), begin, end
+
+
+def _brief(x) -> str:
+    """A short repr of a value from the file (which may be huge or deeply nested)."""
+    return reprlib.repr(x)
 
 
 def _is_int(x) -> bool:
@@ -301,12 +310,14 @@ def _read_array(f, dtype, shape, name) -> np.ndarray:
     try:
         a = np.empty(shape, dtype.newbyteorder("<"))
     except (ValueError, OverflowError) as exc:  # e.g. (0, 2**61): no bytes, too many items
-        raise _Bad(f"tensor {name!r}: shape {list(shape)} is not a valid array ({exc})") from None
+        raise _Bad(f"tensor {_brief(name)}: shape {list(shape)} is not a valid array "
+                   f"({exc})") from None
     buf, filled = memoryview(a.reshape(-1).view(np.uint8)), 0
     while filled < len(buf):
         got = f.readinto(buf[filled:])
         if not got:
-            raise _Bad(f"tensor {name!r} ends past the end of the file (it shrank while read)")
+            raise _Bad(f"tensor {_brief(name)} ends past the end of the file (it shrank "
+                       f"while being read)")
         filled += got
     return a if np.little_endian else a.astype(dtype)
 
