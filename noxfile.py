@@ -95,3 +95,14 @@ def bench(session):
         session.skip("no benchmark scripts in benchmarks/")
     for script in scripts:
         session.run("python", script)
+
+
+@nox.session
+def fuzz_checkpoint(session):
+    """Fuzz the checkpoint loader with atheris for 10 minutes (or the seconds after ``--``)."""
+    session.install("atheris", *_editable(PACKAGES))
+    seconds = session.posargs[0] if session.posargs else "600"
+    corpus = Path(session.create_tmp()) / "checkpoint-corpus"
+    corpus.mkdir(exist_ok=True)
+    session.run("python", str(ROOT / "packages/ms-nn/tests/fuzz_checkpoint.py"),
+                f"-max_total_time={seconds}", "-timeout=10", str(corpus))
