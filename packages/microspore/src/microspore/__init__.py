@@ -64,6 +64,7 @@ _NAMES = {
         "LambdaCallback", "Metric", "Accuracy", "Precision", "Recall", "F1", "Loss",
         "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy",
         "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+        "async_ckpt_thread_status",
         "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager",
         "build_train_network", "get_metric_fn", "names"), _TRAIN),
 }
