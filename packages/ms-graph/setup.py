@@ -1,38 +1,13 @@
-"""Build ms-graph's Cython kernels (``src/ms_graph/kernels/_*.pyx``) with OpenMP.
+"""Build ms-graph's Cython kernels (``src/ms_graph/kernels/_*.pyx``) with the one build script
+of the packages, tools/ms_build.py (its docstring has the debug switches)."""
 
-``MS_GRAPH_BOUNDSCHECK=1`` turns bounds and wraparound checks back on for debugging;
-``MS_GRAPH_ONLY=_fused`` builds only those modules (``python setup.py build_ext
---inplace`` while working on one kernel).
-"""
-
-import os
+import sys
 from pathlib import Path
 
-import numpy as np
-from Cython.Build import cythonize
-from setuptools import Extension, setup
+# ms_build.py lies beside this file in an sdist, in the repository's tools/ otherwise.
+_here = Path(__file__).resolve().parent
+sys.path[:0] = [str(_here), str(_here.parents[1] / "tools")]
 
-_debug = os.environ.get("MS_GRAPH_BOUNDSCHECK") == "1"
-DIRECTIVES = {
-    "language_level": 3,
-    "boundscheck": _debug,
-    "wraparound": _debug,
-    "cdivision": True,
-    "initializedcheck": _debug,
-}
+from ms_build import cython_setup  # noqa: E402
 
-extensions = [
-    Extension(
-        f"ms_graph.kernels.{pyx.stem}",
-        [str(pyx)],
-        include_dirs=[np.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-        extra_compile_args=["-O3", "-fopenmp"],
-        extra_link_args=["-fopenmp"],
-    )
-    for pyx in sorted(Path("src/ms_graph/kernels").glob("_*.pyx"))
-    if not os.environ.get("MS_GRAPH_ONLY")
-    or pyx.stem in os.environ["MS_GRAPH_ONLY"].split(",")
-]
-
-setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES) if extensions else [])
+cython_setup("ms_graph")
