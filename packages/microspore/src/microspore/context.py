@@ -1,8 +1,7 @@
 """``mindspore.context``: ``set_context``, ``get_context`` and the two modes.
 
 ``import microspore.context as context; context.set_context(mode=context.GRAPH_MODE)``
-works as in MindSpore. GRAPH_MODE is accepted and recorded; until ms-graph exists, code
-still runs eagerly in it.
+works as in MindSpore. In GRAPH_MODE a Cell's ``construct`` is compiled by ms-graph.
 """
 
 from ms_tensor.context import GRAPH_MODE, PYNATIVE_MODE, get_context, reset_context, set_context
