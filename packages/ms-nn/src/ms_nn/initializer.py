@@ -371,7 +371,7 @@ def initializer(init, shape=None, dtype=mstype.float32) -> Tensor:
         shape: int, list or tuple of positive ints.
         dtype: the Tensor's dtype.
 
-    >>> initializer("ones", (2,), float32)
+    >>> initializer("ones", (2,), mstype.float32)
     Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  1.00000000e+00])
     """
     if isinstance(init, (Tensor, np.ndarray)):

@@ -33,7 +33,7 @@ class Tensor:
         shape, init: with ``input_data=None``, a shape and an initializer (a callable
             that fills a numpy array, e.g. one of ms-nn's Initializers).
 
-    >>> Tensor(np.array([1.0, 2.0]), float32).shape
+    >>> Tensor(np.array([1.0, 2.0]), mstype.float32).shape
     (2,)
     """
 

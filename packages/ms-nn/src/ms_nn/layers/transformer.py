@@ -35,7 +35,8 @@ class MultiheadAttention(Cell):
     weights averaged over heads unless ``average_attn_weights=False``; with
     ``need_weights=False`` a 1-tuple ``(output,)``, as MindSpore returns.
 
-    >>> out, w = MultiheadAttention(8, 2)(q, q, q)   # q: (5, 3, 8)
+    >>> q = ops.ones((5, 3, 8))
+    >>> out, w = MultiheadAttention(8, 2)(q, q, q)
     >>> out.shape, w.shape
     ((5, 3, 8), (3, 5, 5))
     """

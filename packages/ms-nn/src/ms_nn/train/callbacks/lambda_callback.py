@@ -15,7 +15,7 @@ _HOOKS = ("on_train_epoch_begin", "on_train_epoch_end", "on_train_step_begin",
 class LambdaCallback(Callback):
     """Run ``fn(run_context)`` at the hooks given by name, as MindSpore's LambdaCallback.
 
-    >>> LambdaCallback(on_train_epoch_end=lambda ctx: print(ctx.original_args().cur_epoch_num))
+    >>> cb = LambdaCallback(on_train_epoch_end=lambda ctx: print(ctx.original_args().cur_epoch_num))
     """
 
     def __init__(self, **hooks):
