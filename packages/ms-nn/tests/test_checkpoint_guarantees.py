@@ -239,3 +239,27 @@ def test_load_param_into_net_converts_as_mindspore_does():
     with pytest.raises(TypeError, match="'bias' is a str, not a Tensor; no parameter was"):
         load_param_into_net(net, {"weight": Tensor(np.zeros((3, 2), np.float32)), "bias": "x"})
     np.testing.assert_array_equal(net.weight.asnumpy(), np.ones((3, 2)))
+
+
+def test_saves_from_several_threads_into_one_directory_never_clean_each_other_up(tmp_path):
+    import threading
+
+    errors = []
+
+    def saver(k):
+        try:
+            for i in range(15):
+                save_checkpoint({"w": Tensor(np.full(50_000, k, np.float32))},
+                                str(tmp_path / f"t{k}_{i % 3}.ckpt"))
+        except Exception as exc:  # noqa: BLE001 (collected, then asserted)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=saver, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(os.listdir(tmp_path)) == sorted(f"t{k}_{i}.ckpt" for k in range(4)
+                                                  for i in range(3))
+    assert float(load_checkpoint(str(tmp_path / "t2_1.ckpt"))["w"].asnumpy()[0]) == 2

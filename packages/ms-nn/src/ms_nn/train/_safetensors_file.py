@@ -122,9 +122,14 @@ def _create_tmp(path: str) -> tuple[str, int]:
     tmp = os.path.join(directory, f".{base[:180]}.{os.getpid()}-{secrets.token_hex(4)}"
                                   f".ms-ckpt-tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    fd = os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o666)  # the umask applies
-    with _writing_lock:
+    with _writing_lock:  # before it exists: another thread's clean-up must never take it
         _writing.add(tmp)
+    try:
+        fd = os.open(tmp, flags | getattr(os, "O_CLOEXEC", 0), 0o666)  # the umask applies
+    except BaseException:
+        with _writing_lock:
+            _writing.discard(tmp)
+        raise
     try:
         if mode is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, mode)
