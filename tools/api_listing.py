@@ -17,6 +17,8 @@ only imported for its own use:
   ``__future__`` features are dropped; constants of builtin types (``GRAPH_MODE``) are kept.
 
 Every dropped name is recorded under ``dropped`` with its reason, so the rule is reviewable.
+Names whose function, ``__init__`` or ``__call__`` carries MindSpore's ``@deprecated``
+decorator are listed under ``deprecated`` with the version and the substitute it names.
 """
 
 from __future__ import annotations
@@ -61,9 +63,25 @@ def kind_of(value, primitive: type) -> str:
     return "constant"
 
 
-def namespace_listing(ns: str, primitive: type) -> dict:
+def deprecation(value, wrapper_code) -> str | None:
+    """``"since 1.1, use Add"`` when ``value`` is wrapped by MindSpore's ``@deprecated``."""
+    targets = [value]
+    if inspect.isclass(value):
+        targets = [vars(value)[k] for k in ("__init__", "__call__") if k in vars(value)]
+    for fn in targets:
+        while fn is not None:
+            code = getattr(fn, "__code__", None)
+            if code is wrapper_code:
+                cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__)))
+                use = f", use {cells['substitute']}" if cells.get("substitute") else ""
+                return f"since {cells['version']}{use}"
+            fn = getattr(fn, "__wrapped__", None)
+    return None
+
+
+def namespace_listing(ns: str, primitive: type, wrapper_code) -> dict:
     mod = importlib.import_module(ns)
-    names, dropped = {}, {}
+    names, dropped, deprecated = {}, {}, {}
     for name in dir(mod):
         if name.startswith("_"):
             continue
@@ -82,16 +100,19 @@ def namespace_listing(ns: str, primitive: type) -> dict:
             dropped[name] = reason
         else:
             names[name] = kind
+            why = deprecation(value, wrapper_code)
+            if why:
+                deprecated[name] = why
     public = getattr(mod, "__all__", None)
-    entry = {"names": names, "dropped": dropped}
+    entry = {"names": names, "dropped": dropped, "deprecated": deprecated}
     if public is not None:  # names missing from __all__ are often helpers leaked by imports
         entry["not_in_all"] = sorted(n for n in names if n not in set(public))
     return entry
 
 
-def tensor_listing(tensor: type) -> dict:
+def tensor_listing(tensor: type, wrapper_code) -> dict:
     """Public members of Tensor: method, property or attribute (a plain class value)."""
-    names = {}
+    names, deprecated = {}, {}
     for name in dir(tensor):
         if name.startswith("_"):
             continue
@@ -102,13 +123,18 @@ def tensor_listing(tensor: type) -> dict:
             names[name] = "method"
         else:
             names[name] = "attribute"
-    return {"names": names, "dropped": {}}
+        why = deprecation(raw, wrapper_code)
+        if why:
+            deprecated[name] = why
+    return {"names": names, "dropped": {}, "deprecated": deprecated}
 
 
 def main() -> None:
     import mindspore
     import numpy
+    from mindspore.common._decorator import deprecated
 
+    wrapper_code = deprecated("0", None)(lambda: None).__code__
     primitive = mindspore.ops.Primitive
     listing = {
         "mindspore_version": mindspore.__version__,
@@ -117,9 +143,9 @@ def main() -> None:
         "platform": platform.platform(),
         "command": COMMAND,
         "rule": "Public means " + RULE,
-        "namespaces": {ns: namespace_listing(ns, primitive) for ns in NAMESPACES},
+        "namespaces": {ns: namespace_listing(ns, primitive, wrapper_code) for ns in NAMESPACES},
     }
-    listing["namespaces"][TENSOR] = tensor_listing(mindspore.Tensor)
+    listing["namespaces"][TENSOR] = tensor_listing(mindspore.Tensor, wrapper_code)
     json.dump(listing, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 
