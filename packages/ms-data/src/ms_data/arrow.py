@@ -194,7 +194,8 @@ def _array_numpy(arr: pa.Array) -> np.ndarray:
     if isinstance(typ, pa.FixedShapeTensorType):
         shape = tuple(typ.shape)
         if len(arr) == 0 or 0 in shape:
-            return np.empty((len(arr), *shape), dtype=typ.value_type.to_pandas_dtype())
+            dtype = pa.array([], typ.value_type).to_numpy().dtype  # to_pandas_dtype: pandas
+            return np.empty((len(arr), *shape), dtype=dtype)
         return arr.to_numpy_ndarray()
     if isinstance(typ, VarShapeTensorType):
         storage = arr.storage
