@@ -46,10 +46,10 @@ def test_first_row_arrives_after_about_one_call_and_break_does_not_wait(processe
     start = time.monotonic()
     it = d.create_tuple_iterator(num_epochs=1, output_numpy=True)
     row = next(it)
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 2.0  # ~0.04 s unloaded
     start = time.monotonic()
     it.stop()
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 2.0  # ~0.25 s: the busy worker's join budget
     assert float(row[0]) == 0.0
 
 
@@ -73,7 +73,7 @@ def test_random_access_source_reads_its_first_row_early():
     start = time.monotonic()
     it = d.create_tuple_iterator(num_epochs=1, output_numpy=True)
     assert int(next(it)[0]) == 0
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 2.0
     it.stop()
 
 
@@ -126,12 +126,15 @@ def test_ctrl_c_ends_a_pipeline_stuck_in_a_user_function_within_a_second(kind):
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
-        out, err = proc.communicate(timeout=10)
-        elapsed = time.monotonic() - start
+        assert proc.stdout.readline().strip() == "interrupted"
+        interrupted = time.monotonic() - start
+        _, err = proc.communicate(timeout=10)
+        exited = time.monotonic() - start
     finally:
         proc.kill()
-    assert "interrupted" in out and "KeyboardInterrupt" in err
-    assert elapsed < 1.5, elapsed
+    assert "KeyboardInterrupt" in err
+    # Bounds for a loaded CI machine; unloaded: ~0.01 s to interrupt, ~0.3 s to exit.
+    assert interrupted < 1.0 and exited < 5.0, (interrupted, exited)
 
 
 _EXIT = """

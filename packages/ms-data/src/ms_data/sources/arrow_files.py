@@ -17,6 +17,7 @@ import os
 import numpy as np
 import pyarrow as pa
 
+from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
 
@@ -40,26 +41,40 @@ def read_arrow_file(path) -> pa.Table:
     """An Arrow IPC file or stream, memory-mapped.
 
     Raises:
-        ValueError: the file is neither; the message names it.
+        DatasetError: the file is neither, or is corrupt; the message names it.
     """
     path = os.fspath(path)
     try:
         source = pa.memory_map(path, "r")
         if source.read(6) == _ARROW_MAGIC:
-            return pa.ipc.open_file(source).read_all()
-        source.seek(0)
-        return pa.ipc.open_stream(source).read_all()
-    except (pa.ArrowInvalid, OSError) as err:
-        raise ValueError(f"{path}: not an Arrow IPC file or stream: {err}") from None
+            table = pa.ipc.open_file(source).read_all()
+        else:
+            source.seek(0)
+            table = pa.ipc.open_stream(source).read_all()
+        # A corrupt file can hold offsets past its buffers: reading those would crash.
+        table.validate(full=True)
+        table.column_names  # noqa: B018 -- names that are not UTF-8 fail here, inside the guard
+        return table
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
+        raise DatasetError(f"{path}: not an Arrow IPC file or stream (or corrupt): "
+                           f"{type(err).__name__}: {err}") from None
 
 
 def _read_parquet(path) -> pa.Table:
     import pyarrow.parquet as pq
 
     try:
-        return pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as err:
-        raise ValueError(f"{path}: not a Parquet file: {err}") from None
+        table = pq.read_table(path)
+        table.validate(full=True)
+        table.column_names  # noqa: B018 -- names that are not UTF-8 fail here, inside the guard
+        return table
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
+        raise DatasetError(f"{path}: not a Parquet file (or corrupt): {type(err).__name__}: "
+                           f"{err}") from None
 
 
 class _TableSource(MappableSource):
@@ -83,7 +98,7 @@ class _TableSource(MappableSource):
         tables = [self._prepare(self._read_file(p)) for p in self.files]
         for path, table in zip(self.files[1:], tables[1:]):
             if table.schema.remove_metadata() != tables[0].schema.remove_metadata():
-                raise ValueError(f"{self._kind}: {path} has schema {table.schema}, but "
+                raise DatasetError(f"{self._kind}: {path} has schema {table.schema}, but "
                                  f"{self.files[0]} has {tables[0].schema}")
         table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
         if self.columns_list is not None:
@@ -118,8 +133,8 @@ class ParquetDataset(_TableSource):
 
     Raises:
         FileNotFoundError: a file is missing.
-        ValueError: a file is not Parquet, files disagree on the schema, or ``columns_list``
-            names an unknown column.
+        DatasetError: a file is not Parquet or is corrupt, or files disagree on the schema.
+        ValueError: ``columns_list`` names an unknown column.
     """
 
     _kind = "ParquetDataset"

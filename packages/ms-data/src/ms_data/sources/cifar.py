@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
 
@@ -28,7 +29,7 @@ _USAGE_FILES = {"train": _FILES["train"], "test": _FILES["test"],
 def _count(path: str) -> int:
     size = os.path.getsize(path)
     if size % RECORD_BYTES:
-        raise ValueError(f"{path}: truncated or not CIFAR-10 binary: {size} bytes is not a "
+        raise DatasetError(f"{path}: truncated or not CIFAR-10 binary: {size} bytes is not a "
                          f"multiple of the {RECORD_BYTES}-byte record ({size // RECORD_BYTES} "
                          f"whole records and {size % RECORD_BYTES} bytes more)")
     return size // RECORD_BYTES
@@ -38,7 +39,7 @@ def read_cifar10_file(path: str) -> tuple[np.ndarray, np.ndarray]:
     """Labels ``(n,)`` uint8 and channel-major images ``(n, 3, 32, 32)`` uint8 of one file.
 
     Raises:
-        ValueError: the size is not whole records, or a label is outside 0..9; the message names
+        DatasetError: the size is not whole records, or a label is outside 0..9; the message names
             the file (and the record).
     """
     n = _count(path)
@@ -46,7 +47,7 @@ def read_cifar10_file(path: str) -> tuple[np.ndarray, np.ndarray]:
     labels = records[:, 0]
     bad = np.flatnonzero(labels > 9)
     if bad.size:
-        raise ValueError(f"{path}: record {bad[0]} has label {labels[bad[0]]}, expected 0..9; "
+        raise DatasetError(f"{path}: record {bad[0]} has label {labels[bad[0]]}, expected 0..9; "
                          "not CIFAR-10 binary")
     return labels, records[:, 1:].reshape(n, 3, 32, 32)
 
@@ -59,8 +60,9 @@ class Cifar10Dataset(MappableSource):
     test). Sizes are checked when the dataset is made; the data is read on first use and kept.
 
     Raises:
-        ValueError: ``dataset_dir`` is not a directory, ``usage`` is unknown, or a file is corrupt
-            (not whole records, label outside 0..9).
+        ValueError: ``dataset_dir`` is not a directory or ``usage`` is unknown.
+        DatasetError: a file is corrupt (not whole records, label outside 0..9); the message
+            names the file.
         FileNotFoundError: a needed file is missing; the message names it.
     """
 

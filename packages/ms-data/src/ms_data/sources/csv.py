@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pyarrow as pa
 
+from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
 
@@ -32,8 +33,8 @@ def read_csv_file(path, field_delim=",", column_defaults=None, column_names=None
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: a line has the wrong number of fields, a value does not parse as its column's
-            type, or ``column_defaults`` has the wrong length; the message names the file.
+        DatasetError: a line has the wrong number of fields, a value does not parse as its
+            column's type, or ``column_defaults`` has the wrong length; the message names the file.
     """
     import pyarrow.csv as pcsv
 
@@ -50,7 +51,7 @@ def read_csv_file(path, field_delim=",", column_defaults=None, column_names=None
         else:
             names = list(column_names)
         if column_defaults is not None and len(column_defaults) != len(names):
-            raise ValueError(f"CSVDataset: {path} has {len(names)} columns {names} but "
+            raise DatasetError(f"CSVDataset: {path} has {len(names)} columns {names} but "
                              f"column_defaults has {len(column_defaults)} entries")
         defaults = column_defaults or [""] * len(names)
         types = {n: _default_type(d) for n, d in zip(names, defaults)}
@@ -58,7 +59,7 @@ def read_csv_file(path, field_delim=",", column_defaults=None, column_names=None
         table = pcsv.read_csv(path, read_options=read, parse_options=parse,
                               convert_options=convert)
     except (pa.ArrowInvalid, UnicodeDecodeError) as err:
-        raise ValueError(f"CSVDataset: cannot parse {path}: {err}") from None
+        raise DatasetError(f"CSVDataset: cannot parse {path}: {err}") from None
     columns = [col.fill_null(pa.scalar(d, type=col.type)) if col.null_count else col
                for col, d in zip(table.columns, defaults)]
     return pa.table(columns, names=names)
@@ -75,7 +76,7 @@ class CSVDataset(MappableSource):
 
     Raises:
         FileNotFoundError: a file is missing.
-        ValueError: a file cannot be parsed or its header differs from the first file's.
+        DatasetError: a file cannot be parsed or its header differs from the first file's.
     """
 
     def __init__(self, dataset_files, field_delim=",", column_defaults=None, column_names=None,
@@ -103,7 +104,7 @@ class CSVDataset(MappableSource):
                   for p in self.files]
         for path, table in zip(self.files[1:], tables[1:]):
             if table.schema != tables[0].schema:
-                raise ValueError(f"CSVDataset: {path} has columns {table.schema} but "
+                raise DatasetError(f"CSVDataset: {path} has columns {table.schema} but "
                                  f"{self.files[0]} has {tables[0].schema}")
         return pa.concat_tables(tables)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.errors import DatasetError
 from ms_data.sources.base import MappableSource
 
 __all__ = ["ImageFolderDataset", "decode_image", "list_image_folder"]
@@ -51,19 +53,26 @@ def list_image_folder(dataset_dir, extensions=None, class_indexing=None):
     return paths, np.asarray(labels, dtype=np.int32)
 
 
-def decode_image(data: bytes, path: str = "<bytes>") -> np.ndarray:
+def decode_image(data: bytes, path: str = "<bytes>", to_pil: bool = False):
     """Decode an encoded image (JPEG, PNG, BMP, ... anything Pillow reads) to RGB HWC uint8.
 
+    ``to_pil=True`` returns the RGB PIL image instead (``vision.Decode(to_pil=True)``).
+
     Raises:
-        ValueError: Pillow cannot read it; the message names ``path``.
+        DatasetError: Pillow cannot read it (corrupt, truncated, unknown format, or over
+            Pillow's decompression-bomb limit); the message names ``path``.
     """
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     try:
         with Image.open(io.BytesIO(data)) as image:
-            return np.asarray(image.convert("RGB"))
-    except (UnidentifiedImageError, OSError) as err:
-        raise ValueError(f"ImageFolderDataset: cannot decode {path}: {err}") from None
+            rgb = image.convert("RGB")
+        return rgb if to_pil else np.asarray(rgb)
+    # Pillow reports malformed files with all of these, not only OSError.
+    except (OSError, SyntaxError, ValueError, EOFError, struct.error,
+            Image.DecompressionBombError) as err:
+        raise DatasetError(f"cannot decode {path} as an image: {type(err).__name__}: "
+                           f"{err}") from None
 
 
 def _read_bytes(path: str) -> np.ndarray:
@@ -81,8 +90,9 @@ class ImageFolderDataset(MappableSource):
     when their rows are.
 
     Raises:
-        ValueError: see :func:`list_image_folder`; a file that cannot be decoded (``decode=True``)
-            fails when read, naming the file.
+        ValueError: see :func:`list_image_folder`.
+        DatasetError: a file that cannot be decoded (``decode=True``) fails when read, naming
+            the file.
     """
 
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None,

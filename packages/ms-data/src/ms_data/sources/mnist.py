@@ -7,13 +7,17 @@ byte): images have magic 2051 (3 dims: count, rows, cols), labels 2049 (1 dim: c
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import math
 import os
 import struct
+import zlib
 
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
 
@@ -29,26 +33,44 @@ _FILES = {
 _USAGE_PARTS = {"train": ("train",), "test": ("test",), "all": ("test", "train")}
 
 
+@contextlib.contextmanager
 def _open(path: str):
+    """The file's bytes, gunzipped if it is gzipped; a corrupt gzip stream is a DatasetError."""
     with open(path, "rb") as f:
         gzipped = f.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gzipped else open(path, "rb")
+    try:
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as f:
+            yield f
+    except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+        raise DatasetError(f"{path}: corrupt gzip file: {type(err).__name__}: {err}") from None
+
+
+def _read_at_most(f, n: int) -> bytes:
+    """Up to ``n`` bytes, in pieces: a header claiming terabytes allocates only what is there."""
+    parts, got = [], 0
+    while got < n:
+        part = f.read(min(n - got, 1 << 24))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
 
 
 def read_idx_header(path: str, magic: int) -> tuple[int, ...]:
     """Dimensions of the IDX file at ``path``, after checking its magic number.
 
     Raises:
-        ValueError: if the file is shorter than its header or its magic number is not ``magic``;
-            the message names the file.
+        DatasetError: if the file is shorter than its header, its magic number is not ``magic``
+            or its gzip stream is corrupt; the message names the file.
     """
     with _open(path) as f:
         head = f.read(4)
         if len(head) < 4:
-            raise ValueError(f"{path}: truncated IDX file: {len(head)} bytes, no header")
+            raise DatasetError(f"{path}: truncated IDX file: {len(head)} bytes, no header")
         found = struct.unpack(">I", head)[0]
         if found != magic:
-            raise ValueError(
+            raise DatasetError(
                 f"{path}: bad magic number {found} (0x{found:08x}), expected {magic} "
                 f"(0x{magic:08x}); not an MNIST {'image' if magic == IMAGES_MAGIC else 'label'} "
                 "file"
@@ -56,7 +78,7 @@ def read_idx_header(path: str, magic: int) -> tuple[int, ...]:
         ndim = magic & 0xFF
         dims = f.read(4 * ndim)
         if len(dims) < 4 * ndim:
-            raise ValueError(f"{path}: truncated IDX header: {ndim} dimensions announced, "
+            raise DatasetError(f"{path}: truncated IDX header: {ndim} dimensions announced, "
                              f"{len(dims) // 4} present")
         return struct.unpack(f">{ndim}I", dims)
 
@@ -65,18 +87,18 @@ def read_idx(path: str, magic: int) -> np.ndarray:
     """The uint8 array stored in the IDX file at ``path`` (type code 0x08 only, as MNIST).
 
     Raises:
-        ValueError: bad magic number, or the data is shorter or longer than the header says;
-            the message names the file and both sizes.
+        DatasetError: bad magic number, corrupt gzip, or the data is shorter or longer than the
+            header says; the message names the file and both sizes.
     """
     shape = read_idx_header(path, magic)
     offset = 4 + 4 * len(shape)
+    expected = math.prod(shape)
     with _open(path) as f:
-        raw = f.read()
-    expected = int(np.prod(shape, dtype=np.int64))
+        raw = _read_at_most(f, offset + expected + 1)
     found = len(raw) - offset
     if found != expected:
         problem = "truncated" if found < expected else "has trailing bytes"
-        raise ValueError(f"{path}: {problem}: header {shape} needs {expected} bytes of data, "
+        raise DatasetError(f"{path}: {problem}: header {shape} needs {expected} bytes of data, "
                          f"file has {found}")
     return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(shape)
 
@@ -98,8 +120,9 @@ class MnistDataset(MappableSource):
     the dataset is made; the data is read on first use and kept.
 
     Raises:
-        ValueError: ``dataset_dir`` is not a directory, ``usage`` is unknown, a file is corrupt
-            (bad magic number, truncated data) or images and labels differ in count.
+        ValueError: ``dataset_dir`` is not a directory or ``usage`` is unknown.
+        DatasetError: a file is corrupt (bad magic number, truncated data, broken gzip) or images
+            and labels differ in count; the message names the file.
         FileNotFoundError: a needed file is missing; the message names it.
 
     >>> from ms_data.bundled import digits_dir
@@ -126,7 +149,7 @@ class MnistDataset(MappableSource):
             n_images = read_idx_header(images, IMAGES_MAGIC)[0]
             n_labels = read_idx_header(labels, LABELS_MAGIC)[0]
             if n_images != n_labels:
-                raise ValueError(f"MnistDataset: {images} holds {n_images} images but {labels} "
+                raise DatasetError(f"MnistDataset: {images} holds {n_images} images but {labels} "
                                  f"holds {n_labels} labels")
             self._parts.append((images, labels, n_images))
         self._data = Once()

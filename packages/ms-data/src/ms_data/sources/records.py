@@ -10,6 +10,7 @@ renamed by ``commit()``, so a crash never leaves a half-written file under the f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -17,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources._record_schema import (
     arrow_fields,
@@ -144,35 +146,88 @@ class FileWriter:
         self._writers = []
 
 
-def _open_table(path: str) -> pa.Table:
-    with open(path, "rb") as f:
-        head = f.read(6)
-    if head == _ARROW_MAGIC:
-        return pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
-    import pyarrow.parquet as pq
+@contextlib.contextmanager
+def _reading(path: str):
+    """pyarrow's and the OS's errors on a bad file, as a DatasetError naming it."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as err:
+        raise DatasetError(f"MindDataset: {path} is not a Parquet or Arrow IPC file (or is "
+                           f"corrupt): {type(err).__name__}: {err}") from None
 
-    return pq.read_table(path)
+
+def _is_arrow(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(6) == _ARROW_MAGIC
+
+
+def _open_table(path: str) -> pa.Table:
+    with _reading(path):
+        if _is_arrow(path):
+            table = pa.ipc.open_file(pa.memory_map(path, "r")).read_all()
+        else:
+            import pyarrow.parquet as pq
+
+            table = pq.read_table(path)
+        # A corrupt IPC file can hold offsets past its buffers: reading those would crash.
+        table.validate(full=True)
+    return table
 
 
 def _file_schema(path: str) -> pa.Schema:
-    with open(path, "rb") as f:
-        head = f.read(6)
-    if head == _ARROW_MAGIC:
-        return pa.ipc.open_file(pa.memory_map(path, "r")).schema
-    import pyarrow.parquet as pq
+    with _reading(path):
+        if _is_arrow(path):
+            schema = pa.ipc.open_file(pa.memory_map(path, "r")).schema
+        else:
+            import pyarrow.parquet as pq
 
-    return pq.read_schema(path)
+            schema = pq.read_schema(path)
+        schema.names  # noqa: B018 -- names that are not UTF-8 fail here, inside the guard
+        return schema
 
 
 def _num_rows(path: str) -> int:
-    with open(path, "rb") as f:
-        head = f.read(6)
-    if head == _ARROW_MAGIC:
-        reader = pa.ipc.open_file(pa.memory_map(path, "r"))
-        return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
-    import pyarrow.parquet as pq
+    with _reading(path):
+        if _is_arrow(path):
+            reader = pa.ipc.open_file(pa.memory_map(path, "r"))
+            return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+        import pyarrow.parquet as pq
 
-    return pq.read_metadata(path).num_rows
+        return pq.read_metadata(path).num_rows
+
+
+def _check_metadata(raw: bytes, schema: pa.Schema, path: str) -> dict:
+    """The record metadata, after checking it and that the columns match its schema."""
+    def bad(why):
+        return DatasetError(f"MindDataset: {path} has corrupt record metadata: {why}")
+
+    try:
+        meta = json.loads(raw)
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        raise bad(f"{type(err).__name__}: {err}") from None
+    if not isinstance(meta, dict) or not {"schema", "shard_files"} <= set(meta):
+        raise bad("not an object with 'schema' and 'shard_files'")
+    try:
+        meta["schema"] = check_schema(meta["schema"])
+    except ValueError as err:
+        raise bad(err) from None
+    names = meta["shard_files"]
+    # Plain names only: a shard never points outside its own folder.
+    if (not isinstance(names, list) or not names or not all(
+            isinstance(n, str) and n not in ("", ".", "..") and os.path.basename(n) == n
+            for n in names)):
+        raise bad(f"shard_files must be a list of file names, got {names!r}")
+    meta["desc"] = str(meta.get("desc", ""))
+    index = meta.get("index_fields", [])
+    meta["index_fields"] = index if isinstance(index, list) else []
+    for field in arrow_fields(meta["schema"]):
+        found = schema.field(field.name).type if field.name in schema.names else None
+        if found is None or not found.equals(field.type):
+            raise DatasetError(f"MindDataset: {path}: column {field.name!r} is "
+                               f"{found or 'missing'}, its record schema needs {field.type}")
+    return meta
 
 
 def read_record_metadata(path) -> dict:
@@ -180,20 +235,18 @@ def read_record_metadata(path) -> dict:
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the file is not Parquet/Arrow IPC, or was not written by ``FileWriter``.
+        DatasetError: the file is not Parquet/Arrow IPC, was not written by ``FileWriter``, or
+            its metadata or columns are corrupt; the message names the file.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"MindDataset: {path} not found")
-    try:
-        schema = _file_schema(path)
-    except (pa.ArrowInvalid, OSError) as err:
-        raise ValueError(f"MindDataset: {path} is not a Parquet or Arrow IPC file: {err}") from None
+    schema = _file_schema(path)
     raw = (schema.metadata or {}).get(META_KEY)
     if raw is None:
-        raise ValueError(f"MindDataset: {path} has no record metadata (not written by "
-                         "FileWriter); read plain files with ParquetDataset or ArrowDataset")
-    return json.loads(raw)
+        raise DatasetError(f"MindDataset: {path} has no record metadata (not written by "
+                           "FileWriter); read plain files with ParquetDataset or ArrowDataset")
+    return _check_metadata(raw, schema, path)
 
 
 class MindDataset(MappableSource):
@@ -206,8 +259,8 @@ class MindDataset(MappableSource):
 
     Raises:
         FileNotFoundError: a shard is missing.
-        ValueError: a file is not a record file, shards disagree on the schema, or
-            ``columns_list`` names an unknown field.
+        DatasetError: a file is not a record file or is corrupt, or shards disagree on the schema.
+        ValueError: ``columns_list`` names an unknown field.
     """
 
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
@@ -220,6 +273,10 @@ class MindDataset(MappableSource):
             meta = read_record_metadata(first)
             folder = os.path.dirname(first)
             files = [os.path.join(folder, name) for name in meta["shard_files"]]
+            missing = [f for f in files if not os.path.isfile(f)]
+            if missing:
+                raise FileNotFoundError(f"MindDataset: {missing[0]} not found (a shard listed "
+                                        f"in {first})")
         else:
             files = [os.fspath(f) for f in dataset_files]
             if not files:
@@ -228,7 +285,7 @@ class MindDataset(MappableSource):
         self.schema = metas[0]["schema"]
         for path, meta in zip(files[1:], metas[1:]):
             if meta["schema"] != self.schema:
-                raise ValueError(f"MindDataset: {path} has schema {meta['schema']}, but "
+                raise DatasetError(f"MindDataset: {path} has schema {meta['schema']}, but "
                                  f"{files[0]} has {self.schema}")
         columns = list(self.schema) if columns_list is None else list(columns_list)
         unknown = [c for c in columns if c not in self.schema]
@@ -250,13 +307,25 @@ class MindDataset(MappableSource):
 
     def _load(self) -> pa.Table:
         needed = [f.name for f in arrow_fields({c: self.schema[c] for c in self._columns})]
-        return pa.concat_tables([_open_table(f).select(needed) for f in self.files])
+        tables = []
+        for path in self.files:
+            table = _open_table(path).select(needed)
+            nulls = [c for c in needed if table.column(c).null_count]
+            if nulls:
+                raise DatasetError(f"MindDataset: {path} has null values in {nulls}; record "
+                                   f"files have none")
+            tables.append(table)
+        return pa.concat_tables(tables)
 
     def _read(self, indices: np.ndarray):
         table = self._data_table().take(pa.array(indices, type=pa.int64()))
         numpy_cols, arrays = {}, {}
         for name in self._columns:
-            values = column_values(table, name, self.schema[name])
+            try:
+                values = column_values(table, name, self.schema[name])
+            except ValueError as err:  # per-row shapes that do not fit the values
+                raise DatasetError(f"MindDataset: field {name!r} of {', '.join(self.files)} "
+                                   f"does not fit its schema {self.schema[name]}: {err}") from None
             if isinstance(values, np.ndarray):
                 numpy_cols[name] = values
             else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 
 from ms_data.transforms.base import TensorOperation
@@ -15,6 +13,7 @@ class Decode(TensorOperation):
     """Encoded image bytes (JPEG, PNG, BMP, ...) to an RGB (H, W, 3) uint8 array (Pillow).
 
     Rows differ in size, so there is no batch form. ``to_pil=True`` returns the PIL image.
+    Bytes Pillow cannot read are a DatasetError.
     """
 
     gil_free = False
@@ -33,15 +32,9 @@ class Decode(TensorOperation):
             data = data.tobytes()
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Decode: expected bytes, got {type(data).__name__}")
-        from PIL import Image, UnidentifiedImageError  # noqa: PLC0415 -- lazy: import cost
+        from ms_data.sources.image_folder import decode_image
 
-        try:
-            img = Image.open(io.BytesIO(data))
-            img = img.convert("RGB")
-        except (UnidentifiedImageError, OSError) as exc:
-            raise ValueError(f"Decode: cannot decode {len(data)} bytes as an image: "
-                             f"{exc}") from None
-        return img if self.to_pil else np.asarray(img)
+        return decode_image(bytes(data), f"Decode's input of {len(data)} bytes", self.to_pil)
 
 
 _GRAY_RGB = (4899, 9617, 1868)  # OpenCV's 14-bit fixed-point luma weights, R G B
