@@ -8,7 +8,9 @@ dtype; a crash input is saved as ``crash-*`` in the working directory.
 ``test_checkpoint_fuzz.py`` runs it briefly.
 """
 
+import json
 import os
+import random
 import sys
 import tempfile
 
@@ -30,6 +32,45 @@ def _seeds(directory: str) -> None:
                     append_dict={"epoch_num": 3, "tag": "x"})
     save_checkpoint({"z": Tensor(np.array(1j, np.complex128)), "e": Tensor(np.zeros((0, 3)))},
                     os.path.join(directory, "z.ckpt"))
+
+
+# What a hostile header puts where a value was: every JSON type, edge numbers, our tokens.
+_ODD = (None, True, False, -1, 0, 1, 2 ** 31, 2 ** 62, 2 ** 64, 1.5, -0.0, "", "F32", "C64",
+        "[]", "{}", '["a"]', '{"a": 1}', "[1]", [], {}, [0], [-1], [0, 0], [[0]], ["F32"],
+        {"dtype": "F32"}, "x" * 300)
+
+
+def _mutate_json(header: bytes, rng: random.Random):
+    """The header with one JSON value replaced, copied or dropped; None if it is not JSON."""
+    try:
+        root = json.loads(header)
+    except ValueError:
+        return None
+    slots = []  # (container, key) of every value below the root
+
+    def walk(node):
+        items = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, value in list(items):
+            slots.append((node, key))
+            walk(value)
+
+    walk(root)
+    if not slots:
+        return json.dumps(rng.choice(_ODD)).encode()
+    node, key = rng.choice(slots)
+    action = rng.random()
+    if action < 0.6:
+        node[key] = rng.choice(_ODD)
+    elif action < 0.7 and isinstance(node[key], str):  # metadata holds JSON inside strings
+        node[key] = json.dumps(rng.choice(_ODD))
+    elif action < 0.85:
+        del node[key]
+    elif isinstance(node, dict):
+        node[rng.choice(_TOKENS)] = node[key]
+    else:
+        node.append(node[key])
+    return json.dumps(root).encode()
 
 
 def _limit_memory(extra: int = 1 << 30) -> None:
@@ -81,14 +122,17 @@ def main(argv) -> None:
             assert isinstance(name, str) and (isinstance(value, str) or value.shape is not None)
 
     def mutate(data: bytes, max_size: int, seed: int) -> bytes:
-        # Half the time mutate the JSON header or the data alone and keep the length prefix
-        # true, so that mutations get past the first check into the header's meaning.
+        # Most of the time keep the length prefix true and mutate the header's bytes, its
+        # JSON structure or the data alone, so that mutations get past the first check into
+        # the header's meaning.
         n = int.from_bytes(data[:8], "little") if len(data) >= 8 else -1
-        if seed % 2 or not 0 <= n <= len(data) - 8:
+        if seed % 4 == 0 or not 0 <= n <= len(data) - 8:
             return atheris.Mutate(data, max_size)
         header, body = data[8:8 + n], data[8 + n:]
-        if seed % 4 == 0:
+        if seed % 4 == 1:
             header = atheris.Mutate(header, len(header) + 64)
+        elif seed % 4 == 2:
+            header = _mutate_json(header, random.Random(seed)) or header
         else:
             body = atheris.Mutate(body, len(body) + 64)
         return (len(header).to_bytes(8, "little") + header + body)[:max_size]
