@@ -70,9 +70,9 @@ def _column_dtype(field: pa.Field) -> str:
     while pa.types.is_list(typ) or pa.types.is_large_list(typ) \
             or pa.types.is_fixed_size_list(typ):
         typ = typ.value_type
-    try:
-        return np.dtype(typ.to_pandas_dtype()).name
-    except (NotImplementedError, TypeError):
+    try:  # not to_pandas_dtype: in pyarrow <= 25 it imports pandas
+        return pa.array([], typ).to_numpy(zero_copy_only=False).dtype.name
+    except (pa.ArrowException, NotImplementedError, TypeError):
         return str(typ)
 
 
