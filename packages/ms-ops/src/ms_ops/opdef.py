@@ -12,6 +12,7 @@ transpose_b=True)``); ``opdef.primitive`` is the MindSpore class style
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -121,6 +122,9 @@ class OpDef:
                  inplace: int | tuple | None = None, writes: tuple = (), doc: str = "",
                  functional=(), methods=(), c_template: str | None = None):
         self.name = name
+        # The module that defines the operator (through a factory in it, or directly):
+        # ``ms_ops.defs.operators(module)`` lists a family's own operators by it.
+        self.module = sys._getframe(1).f_globals.get("__name__")
         self.inputs = tuple(inputs)
         self.attrs = tuple(attrs)
         self.infer = infer

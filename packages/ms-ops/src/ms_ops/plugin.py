@@ -7,9 +7,8 @@ its Tensor methods (``registry.add_function``).
 
 from __future__ import annotations
 
-from types import FunctionType
-
 from ms_ops.defs import families as _families
+from ms_ops.defs import functions, operators
 from ms_ops.opdef import OpDef
 from ms_tensor.hookspecs import hookimpl
 from ms_tensor.registry import RegistryView
@@ -21,15 +20,9 @@ def ms_register_ops(registry: RegistryView) -> None:
     for fam in families:
         if hasattr(fam, "PRIMITIVES"):
             _declare_tables(fam, registry)
-    # An operator imported by a second family (activation uses arithmetic's Mul) is one op.
-    ops = dict.fromkeys(v for fam in families for v in vars(fam).values()
-                        if isinstance(v, OpDef))
-    registry.add_ops(*ops)
     for fam in families:
-        for fn in vars(fam).values():
-            if type(fn) is not FunctionType or fn.__module__ != fam.__name__ \
-                    or not hasattr(fn, "ms_functional"):
-                continue
+        registry.add_ops(*operators(fam))
+        for fn in functions(fam):
             names, methods, prop = fn.ms_functional
             for name in names:
                 registry.add_function(name, fn)

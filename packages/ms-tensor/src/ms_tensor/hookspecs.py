@@ -37,8 +37,8 @@ def ms_register_backends(registry: RegistryView) -> None:
 
 @hookspec
 def ms_register_ops(registry: RegistryView) -> None:
-    """Add operators with ``registry.add_ops(op, ...)`` and functions with
-    ``registry.add_function(name, fn, methods=...)``.
+    """Add operators with ``registry.add_ops(op, ...)``, and functions that are not one
+    operator with ``registry.add_function(name, fn)`` / ``registry.add_tensor_method(name, fn)``.
 
     An operator (ms-ops' ``OpDef``) declares everything about itself; ms-tensor reads
     it through two attributes: ``op.name`` and ``op.registrations()``, which yields

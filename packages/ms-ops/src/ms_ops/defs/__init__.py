@@ -1,21 +1,35 @@
-"""Operator families: one module per family, each with the same five tables.
+"""Operator families: one module per family.
 
-``PRIMITIVES`` (OpDefs), ``CPU_KERNELS`` ({op: (fn, dtypes)}), ``BPROPS`` ({op: fn}),
-``FUNCTIONS`` ({functional name: callable}) and ``TENSOR_METHODS`` ({name: callable}).
-A family may add ``CPU_KERNELS_WITH_OUT``: the operators whose CPU kernel also accepts
-``out=`` (an array of the result's shape and dtype to fill), for engines that plan memory.
-``ms_ops.plugin`` registers every public module here through the public hooks.
+In a family module each operator sits in one block: its ``OpDef`` (with the names it goes
+by), then ``@Op.kernel``, ``@Op.bprop`` and ``@Op.samples``; functions that are not one
+operator are marked ``@functional``. ``ms_ops.plugin`` registers every public module
+here through the ``ms_register_ops`` hook, as a third-party plugin would.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from types import FunctionType
 
-__all__ = ["families"]
+from ms_ops.opdef import OpDef
+
+__all__ = ["families", "operators", "functions"]
 
 
 def families():
     """The family modules, in name order (modules starting with ``_`` are helpers)."""
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
     return [importlib.import_module(f"{__name__}.{n}") for n in names]
+
+
+def operators(module) -> list[OpDef]:
+    """The operators ``module`` defines (not those it imports), in definition order."""
+    return list(dict.fromkeys(v for v in vars(module).values()
+                              if isinstance(v, OpDef) and v.module == module.__name__))
+
+
+def functions(module) -> list:
+    """The ``@functional`` functions (and Primitive-style classes) ``module`` defines."""
+    return [v for v in vars(module).values() if isinstance(v, (FunctionType, type))
+            and v.__module__ == module.__name__ and hasattr(v, "ms_functional")]

@@ -11,92 +11,16 @@ import math
 
 import numpy as np
 
+from ms_ops.defs import array, comparison, math_unary
 from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
-from ms_ops.dispatch import binary_method, unary_method
 from ms_ops.infer import elementwise
-from ms_ops.opdef import ALL, FLOATS, NUMBERS, Arg, OpDef
+from ms_ops.opdef import ALL, FLOATS, NUMBERS, Arg, OpDef, functional
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
 _XY = (Arg("x"), Arg("y"))
-
-Add = OpDef("Add", _XY, infer=elementwise(), promote="common",
-            doc="x + y, elementwise, with broadcasting.")
-Sub = OpDef("Sub", _XY, infer=elementwise(NUMBERS), promote="common",
-            doc="x - y, elementwise, with broadcasting.")
-Mul = OpDef("Mul", _XY, infer=elementwise(), promote="common",
-            doc="x * y, elementwise, with broadcasting.")
-Div = OpDef("Div", _XY, infer=elementwise(), promote="float",
-            doc="x / y, elementwise; integer inputs give float32 (true division).")
-Neg = OpDef("Neg", (Arg("x"),), infer=elementwise(NUMBERS), promote="common",
-            doc="-x, elementwise.")
-
-
-def add_bprop(x, y, out, dout):
-    return (grad_for(x, sum_to(dout, shape_of(x))), grad_for(y, sum_to(dout, shape_of(y))))
-
-
-def sub_bprop(x, y, out, dout):
-    return (grad_for(x, sum_to(dout, shape_of(x))),
-            grad_for(y, sum_to(Neg(dout), shape_of(y))))
-
-
-def mul_bprop(x, y, out, dout):
-    return (grad_for(x, sum_to(Mul(dout, y), shape_of(x))),
-            grad_for(y, sum_to(Mul(dout, x), shape_of(y))))
-
-
-def div_bprop(x, y, out, dout):
-    dx = Div(dout, y)
-    return (grad_for(x, sum_to(dx, shape_of(x))),
-            grad_for(y, sum_to(Neg(Mul(dx, out)), shape_of(y))))
-
-
-def neg_bprop(x, out, dout):
-    return (Neg(dout),)
-
-
-def _true_divide(x, y, out=None):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(x, y, out=out)
-
-
 _UNARY = (Arg("x"),)
 _REAL = NUMBERS | {mstype.bool_}
-
-FloorDiv = OpDef("FloorDiv", _XY, infer=elementwise(NUMBERS), promote="common",
-                 differentiable=False,
-                 doc="floor(x / y), elementwise; integers stay integers (``x // y``).")
-FloorMod = OpDef("FloorMod", _XY, infer=elementwise(NUMBERS), promote="common",
-                 doc="x - floor(x / y) * y: the remainder takes the sign of y (``x % y``).")
-Mod = OpDef("Mod", _XY, infer=elementwise(NUMBERS), promote="common",
-            doc="x - trunc(x / y) * y: the remainder takes the sign of x (C's fmod).")
-Pow = OpDef("Pow", _XY, infer=elementwise(NUMBERS), promote="common",
-            doc="x ** y, elementwise; for integers a negative power truncates toward zero.")
-Maximum = OpDef("Maximum", _XY, infer=elementwise(NUMBERS), promote="common",
-                doc="The larger of x and y, elementwise; NaN wins any comparison.")
-Minimum = OpDef("Minimum", _XY, infer=elementwise(NUMBERS), promote="common",
-                doc="The smaller of x and y, elementwise; NaN wins any comparison.")
-SquaredDifference = OpDef("SquaredDifference", _XY, infer=elementwise(NUMBERS),
-                          promote="common", doc="(x - y) ** 2, elementwise.")
-Square = OpDef("Square", _UNARY, infer=elementwise(NUMBERS), doc="x * x, elementwise.")
-Reciprocal = OpDef("Reciprocal", _UNARY, infer=elementwise(FLOATS), promote="float",
-                   doc="1 / x; integer inputs give float32.")
-Abs = OpDef("Abs", _UNARY, infer=elementwise(_REAL), doc="|x|, elementwise.")
-Sign = OpDef("Sign", _UNARY, infer=elementwise(NUMBERS), differentiable=False,
-             doc="-1, 0 or 1 by the sign of x; NaN gives 0, as in MindSpore.")
-Addcmul = OpDef("Addcmul", (Arg("input_data"), Arg("x1"), Arg("x2"), Arg("value", default=1)),
-                infer=elementwise(NUMBERS, names=("input_data", "x1", "x2", "value")),
-                promote="common", doc="input_data + value * x1 * x2, elementwise.")
-Addcdiv = OpDef("Addcdiv", (Arg("input_data"), Arg("x1"), Arg("x2"), Arg("value", default=1)),
-                infer=elementwise(FLOATS, names=("input_data", "x1", "x2", "value")),
-                promote="common", doc="input_data + value * x1 / x2, elementwise.")
-Lerp = OpDef("Lerp", (Arg("start"), Arg("end"), Arg("weight")),
-             infer=elementwise(FLOATS, names=("start", "end", "weight")), promote="common",
-             doc="start + weight * (end - start): linear interpolation.")
-ClampTensor = OpDef("ClampTensor", (Arg("input"), Arg("min"), Arg("max")),
-                    infer=elementwise(NUMBERS, names=("input", "min", "max")), promote="common",
-                    doc="min(max(input, min), max); where min > max the result is max.")
 
 
 # Integer division and powers, logs and roots meet zero and negative inputs by design;
@@ -108,6 +32,226 @@ mod_cpu = _quiet(np.fmod)
 reciprocal_cpu = _quiet(np.reciprocal)
 
 
+def _as_float(mask, like):
+    """A Bool mask as 0/1 in ``like``'s dtype, to multiply gradients with."""
+    return array.Cast(mask, like.dtype)
+
+
+def _both(x, y, dx, dy):
+    return (grad_for(x, sum_to(dx, shape_of(x))), grad_for(y, sum_to(dy, shape_of(y))))
+
+
+def _log_for_pow(x):
+    """log(x) with log(0) read as 0: d(x**y)/dy = x**y * log(x) is 0 at x = 0 (MindSpore)."""
+    if not isinstance(x, Tensor):
+        return math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
+    return math_unary.Log(Add(x, _as_float(comparison.Equal(x, 0), x)))
+
+
+def _tie_split(x, y, wins, dout):
+    """Gradients of a pick between x and y: the winner takes dout, a tie splits it evenly."""
+    share = Add(_as_float(wins, dout), Mul(_as_float(comparison.Equal(x, y), dout), 0.5))
+    dx = Mul(dout, share)
+    return _both(x, y, dx, Sub(dout, dx))
+
+
+def _integral(v) -> bool:
+    return v.dtype.kind in "biu" if isinstance(v, Tensor) else not isinstance(v, float)
+
+
+def _unbounded(x: Tensor, upper: bool):
+    """A bound that never clips ``x`` and keeps its dtype (a Python scalar)."""
+    np_dtype = x.dtype.np
+    if np_dtype.kind in "iu":
+        info = np.iinfo(np_dtype)
+        return int(info.max if upper else info.min)
+    return math.inf if upper else -math.inf
+
+
+# Sample inputs shared by several operators: Samples for the arithmetic family:
+# broadcasting shapes for every binary operator, divisors and magnitudes kept away from
+# zero, and quotients kept away from integers (where FloorDiv, FloorMod and Mod jump).
+BROADCAST = [((2, 3), (2, 3)), ((2, 1, 3), (4, 1)), ((3,), (2, 3))]
+
+
+def _signed(rng, shape, lo=0.3, hi=2.0):
+    """Values with magnitude in [lo, hi] and a random sign: away from zero."""
+    return rng.uniform(lo, hi, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _binary(rng):
+    for xs, ys in BROADCAST:
+        yield (rng.standard_normal(xs), rng.standard_normal(ys)), {}
+
+
+def _unary(rng):
+    yield (rng.standard_normal((2, 3)),), {}
+    yield (rng.standard_normal((4,)),), {}
+
+
+def _unary_nonzero(rng):
+    yield (_signed(rng, (2, 3)),), {}
+    yield (_signed(rng, (4,)),), {}
+
+
+def _between_multiples(rng):
+    """x / y = k + f with f in [0.2, 0.8]: the quotient is never close to an integer.
+
+    The broadcast side is derived from the other one (x = y * q or y = x / q)."""
+    for xs, ys in [((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3))]:
+        shape = np.broadcast_shapes(xs, ys)
+        q = rng.integers(-3, 3, shape) + rng.uniform(0.2, 0.8, shape)
+        if shape == xs:
+            y = _signed(rng, ys, 0.5, 2.0)
+            yield (y * q, y), {}
+        else:
+            x = _signed(rng, xs, 0.5, 2.0)
+            yield (x, x / q), {}
+
+
+def _apart(rng):
+    """x and y at least 0.2 apart everywhere, so Maximum/Minimum pick one side (the
+    broadcast side is derived from the other one)."""
+    for xs, ys in [((2, 3), (2, 3)), ((2, 3), (3,)), ((3,), (2, 3))]:
+        d = _signed(rng, np.broadcast_shapes(xs, ys), 0.2, 1.0)
+        if d.shape == xs:
+            y = rng.standard_normal(ys)
+            yield (y + d, y), {}
+        else:
+            x = rng.standard_normal(xs)
+            yield (x, x + d), {}
+
+
+def _addc(rng, divide):
+    x2 = (lambda s: _signed(rng, s, 0.5, 2.0)) if divide else rng.standard_normal
+    yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), x2((2, 3)),
+           rng.standard_normal((2, 3))), {}
+    yield (rng.standard_normal((3,)), rng.standard_normal((2, 1)), x2((2, 3)),
+           rng.standard_normal((1,))), {}
+
+
+Add = OpDef("Add", _XY, infer=elementwise(), promote="common",
+            doc="x + y, elementwise, with broadcasting.",
+            functional="add", methods=("__add__", "add"))
+Add.kernel("CPU", dtypes=ALL, out=True)(np.add)
+
+
+@Add.bprop
+def add_bprop(x, y, out, dout):
+    return (grad_for(x, sum_to(dout, shape_of(x))), grad_for(y, sum_to(dout, shape_of(y))))
+
+
+Add.samples(_binary)
+
+
+Sub = OpDef("Sub", _XY, infer=elementwise(NUMBERS), promote="common",
+            doc="x - y, elementwise, with broadcasting.",
+            functional=("sub", "subtract"), methods=("__sub__", "sub"))
+Sub.kernel("CPU", dtypes=NUMBERS, out=True)(np.subtract)
+
+
+@Sub.bprop
+def sub_bprop(x, y, out, dout):
+    return (grad_for(x, sum_to(dout, shape_of(x))),
+            grad_for(y, sum_to(Neg(dout), shape_of(y))))
+
+
+Sub.samples(_binary)
+
+
+Mul = OpDef("Mul", _XY, infer=elementwise(), promote="common",
+            doc="x * y, elementwise, with broadcasting.",
+            functional=("mul", "multiply"), methods=("__mul__", "mul"))
+Mul.kernel("CPU", dtypes=ALL, out=True)(np.multiply)
+
+
+@Mul.bprop
+def mul_bprop(x, y, out, dout):
+    return (grad_for(x, sum_to(Mul(dout, y), shape_of(x))),
+            grad_for(y, sum_to(Mul(dout, x), shape_of(y))))
+
+
+Mul.samples(_binary)
+
+
+Div = OpDef("Div", _XY, infer=elementwise(), promote="float",
+            doc="x / y, elementwise; integer inputs give float32 (true division).",
+            functional=("div", "divide", "true_divide"), methods=("__truediv__", "div"))
+
+
+@Div.kernel("CPU", dtypes=NUMBERS, out=True)
+def _true_divide(x, y, out=None):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(x, y, out=out)
+
+
+@Div.bprop
+def div_bprop(x, y, out, dout):
+    dx = Div(dout, y)
+    return (grad_for(x, sum_to(dx, shape_of(x))),
+            grad_for(y, sum_to(Neg(Mul(dx, out)), shape_of(y))))
+
+
+@Div.samples
+def _nonzero_divisor(rng):
+    for xs, ys in BROADCAST:
+        yield (rng.standard_normal(xs), _signed(rng, ys)), {}
+
+
+Neg = OpDef("Neg", (Arg("x"),), infer=elementwise(NUMBERS), promote="common",
+            doc="-x, elementwise.", functional=("neg", "negative"), methods=("__neg__", "neg"))
+Neg.kernel("CPU", dtypes=NUMBERS, out=True)(np.negative)
+
+
+@Neg.bprop
+def neg_bprop(x, out, dout):
+    return (Neg(dout),)
+
+
+Neg.samples(_unary)
+
+
+FloorDiv = OpDef("FloorDiv", _XY, infer=elementwise(NUMBERS), promote="common",
+                 differentiable=False,
+                 doc="floor(x / y), elementwise; integers stay integers (``x // y``).",
+                 functional=("floor_div", "floor_divide"), methods=("__floordiv__", "floor_divide"))
+FloorDiv.kernel("CPU", dtypes=NUMBERS, out=True)(floor_div_cpu)
+FloorDiv.samples(_between_multiples)
+
+
+FloorMod = OpDef("FloorMod", _XY, infer=elementwise(NUMBERS), promote="common",
+                 doc="x - floor(x / y) * y: the remainder takes the sign of y (``x % y``).",
+                 functional="floor_mod", methods="__mod__")
+FloorMod.kernel("CPU", dtypes=NUMBERS, out=True)(floor_mod_cpu)
+
+
+@FloorMod.bprop
+def floor_mod_bprop(x, y, out, dout):
+    return _both(x, y, dout, Neg(Mul(dout, FloorDiv(x, y))))
+
+
+FloorMod.samples(_between_multiples)
+
+
+Mod = OpDef("Mod", _XY, infer=elementwise(NUMBERS), promote="common",
+            doc="x - trunc(x / y) * y: the remainder takes the sign of x (C's fmod).")
+Mod.kernel("CPU", dtypes=NUMBERS, out=True)(mod_cpu)
+
+
+@Mod.bprop
+def mod_bprop(x, y, out, dout):
+    return _both(x, y, dout, Neg(Mul(dout, math_unary.Trunc(Div(x, y)))))
+
+
+Mod.samples(_between_multiples)
+
+
+Pow = OpDef("Pow", _XY, infer=elementwise(NUMBERS), promote="common",
+            doc="x ** y, elementwise; for integers a negative power truncates toward zero.",
+            functional=("pow", "tensor_pow"), methods=("__pow__", "pow"))
+
+
+@Pow.kernel("CPU", dtypes=NUMBERS)
 @_quiet
 def pow_cpu(x, y):
     if x.dtype.kind != "i":
@@ -124,71 +268,7 @@ def pow_cpu(x, y):
     return np.where(negative, inv, mag).astype(x.dtype)
 
 
-def squared_difference_cpu(x, y):
-    return np.square(np.subtract(x, y))
-
-
-def sign_cpu(x):
-    out = np.asarray(np.sign(x))  # an array even for 0-d input, so it can be written
-    if x.dtype.kind not in "biu":
-        out[np.isnan(out)] = 0
-    return out
-
-
-def addcmul_cpu(input_data, x1, x2, value):
-    return input_data + value * (x1 * x2)  # MindSpore's order: bit-identical float32 results
-
-
-@_quiet
-def addcdiv_cpu(input_data, x1, x2, value):
-    return input_data + value * x1 / x2
-
-
-def lerp_cpu(start, end, weight):
-    return start + weight * (end - start)
-
-
-def clamp_cpu(x, lo, hi):
-    return np.minimum(np.maximum(x, lo), hi)
-
-
-# -- gradients -------------------------------------------------------------------
-def _cmp():
-    from ms_ops.defs import comparison
-
-    return comparison
-
-
-def _as_float(mask, like):
-    """A Bool mask as 0/1 in ``like``'s dtype, to multiply gradients with."""
-    from ms_ops.defs import array
-
-    return array.Cast(mask, like.dtype)
-
-
-def _both(x, y, dx, dy):
-    return (grad_for(x, sum_to(dx, shape_of(x))), grad_for(y, sum_to(dy, shape_of(y))))
-
-
-def floor_mod_bprop(x, y, out, dout):
-    return _both(x, y, dout, Neg(Mul(dout, FloorDiv(x, y))))
-
-
-def mod_bprop(x, y, out, dout):
-    from ms_ops.defs import math_unary
-
-    return _both(x, y, dout, Neg(Mul(dout, math_unary.Trunc(Div(x, y)))))
-
-
-def _log_for_pow(x):
-    """log(x) with log(0) read as 0: d(x**y)/dy = x**y * log(x) is 0 at x = 0 (MindSpore)."""
-    if not isinstance(x, Tensor):
-        return math.log(x) if x > 0 else (0.0 if x == 0 else math.nan)
-    from ms_ops.defs import math_unary
-
-    return math_unary.Log(Add(x, _as_float(_cmp().Equal(x, 0), x)))
-
-
+@Pow.bprop
 def pow_bprop(x, y, out, dout):
     y_tensor = isinstance(y, Tensor)
     dx = Mul(Mul(dout, y), Pow(x, Sub(y, 1) if y_tensor else y - 1))
@@ -196,38 +276,126 @@ def pow_bprop(x, y, out, dout):
     return (grad_for(x, sum_to(dx, shape_of(x))), dy if dy is None else sum_to(dy, shape_of(y)))
 
 
-def _tie_split(x, y, wins, dout):
-    """Gradients of a pick between x and y: the winner takes dout, a tie splits it evenly."""
-    share = Add(_as_float(wins, dout), Mul(_as_float(_cmp().Equal(x, y), dout), 0.5))
-    dx = Mul(dout, share)
-    return _both(x, y, dx, Sub(dout, dx))
+@Pow.samples
+def _pow_samples(rng):
+    for xs, ys in BROADCAST:
+        yield (rng.uniform(0.5, 2.0, xs), rng.uniform(-2.0, 2.0, ys)), {}
 
 
+Maximum = OpDef("Maximum", _XY, infer=elementwise(NUMBERS), promote="common",
+                doc="The larger of x and y, elementwise; NaN wins any comparison.",
+                functional="maximum", methods="maximum")
+Maximum.kernel("CPU", dtypes=NUMBERS, out=True)(np.maximum)
+
+
+@Maximum.bprop
 def maximum_bprop(x, y, out, dout):
-    return _tie_split(x, y, _cmp().Greater(x, y), dout)
+    return _tie_split(x, y, comparison.Greater(x, y), dout)
 
 
+Maximum.samples(_apart)
+
+
+Minimum = OpDef("Minimum", _XY, infer=elementwise(NUMBERS), promote="common",
+                doc="The smaller of x and y, elementwise; NaN wins any comparison.",
+                functional="minimum", methods="minimum")
+Minimum.kernel("CPU", dtypes=NUMBERS, out=True)(np.minimum)
+
+
+@Minimum.bprop
 def minimum_bprop(x, y, out, dout):
-    return _tie_split(x, y, _cmp().Less(x, y), dout)
+    return _tie_split(x, y, comparison.Less(x, y), dout)
 
 
+Minimum.samples(_apart)
+
+
+SquaredDifference = OpDef("SquaredDifference", _XY, infer=elementwise(NUMBERS),
+                          promote="common", doc="(x - y) ** 2, elementwise.")
+
+
+@SquaredDifference.kernel("CPU", dtypes=NUMBERS)
+def squared_difference_cpu(x, y):
+    return np.square(np.subtract(x, y))
+
+
+@SquaredDifference.bprop
 def squared_difference_bprop(x, y, out, dout):
     d = Mul(Mul(dout, Sub(x, y)), 2)
     return _both(x, y, d, Neg(d))
 
 
+SquaredDifference.samples(_binary)
+
+
+Square = OpDef("Square", _UNARY, infer=elementwise(NUMBERS), doc="x * x, elementwise.",
+               functional="square", methods="square")
+Square.kernel("CPU", dtypes=NUMBERS, out=True)(np.square)
+
+
+@Square.bprop
 def square_bprop(x, out, dout):
     return (Mul(dout, Mul(x, 2)),)
 
 
+Square.samples(_unary)
+
+
+Reciprocal = OpDef("Reciprocal", _UNARY, infer=elementwise(FLOATS), promote="float",
+                   doc="1 / x; integer inputs give float32.",
+                   functional="reciprocal", methods="reciprocal")
+Reciprocal.kernel("CPU", dtypes=FLOATS, out=True)(reciprocal_cpu)
+
+
+@Reciprocal.bprop
 def reciprocal_bprop(x, out, dout):
     return (Neg(Mul(dout, Mul(out, out))),)
 
 
+Reciprocal.samples(_unary_nonzero)
+
+
+Abs = OpDef("Abs", _UNARY, infer=elementwise(_REAL), doc="|x|, elementwise.",
+            functional=("abs", "absolute"), methods=("__abs__", "abs", "absolute"))
+Abs.kernel("CPU", dtypes=_REAL, out=True)(np.abs)
+
+
+@Abs.bprop
 def abs_bprop(x, out, dout):
     return (Mul(dout, Sign(x)),)
 
 
+Abs.samples(_unary_nonzero)
+
+
+Sign = OpDef("Sign", _UNARY, infer=elementwise(NUMBERS), differentiable=False,
+             doc="-1, 0 or 1 by the sign of x; NaN gives 0, as in MindSpore.",
+             functional="sign", methods="sign")
+
+
+@Sign.kernel("CPU", dtypes=NUMBERS)
+def sign_cpu(x):
+    out = np.asarray(np.sign(x))  # an array even for 0-d input, so it can be written
+    if x.dtype.kind not in "biu":
+        out[np.isnan(out)] = 0
+    return out
+
+
+Sign.samples(_unary_nonzero)
+
+
+Addcmul = OpDef("Addcmul", (Arg("input_data"), Arg("x1"), Arg("x2"), Arg("value", default=1)),
+                infer=elementwise(NUMBERS, names=("input_data", "x1", "x2", "value")),
+                promote="common", doc="input_data + value * x1 * x2, elementwise.",
+                functional="addcmul", methods="addcmul")
+
+
+@Addcmul.kernel("CPU", dtypes=NUMBERS)
+def addcmul_cpu(input_data, x1, x2, value):
+    return input_data + value * (x1 * x2)  # MindSpore's order: bit-identical float32 results
+
+
+@Addcmul.bprop
 def addcmul_bprop(input_data, x1, x2, value, out, dout):
     scaled = Mul(dout, value)
     return (grad_for(input_data, sum_to(dout, shape_of(input_data))),
@@ -236,6 +404,22 @@ def addcmul_bprop(input_data, x1, x2, value, out, dout):
             grad_for(value, sum_to(Mul(dout, Mul(x1, x2)), shape_of(value))))
 
 
+Addcmul.samples(lambda rng: _addc(rng, False))
+
+
+Addcdiv = OpDef("Addcdiv", (Arg("input_data"), Arg("x1"), Arg("x2"), Arg("value", default=1)),
+                infer=elementwise(FLOATS, names=("input_data", "x1", "x2", "value")),
+                promote="common", doc="input_data + value * x1 / x2, elementwise.",
+                functional="addcdiv", methods="addcdiv")
+
+
+@Addcdiv.kernel("CPU", dtypes=FLOATS)
+@_quiet
+def addcdiv_cpu(input_data, x1, x2, value):
+    return input_data + value * x1 / x2
+
+
+@Addcdiv.bprop
 def addcdiv_bprop(input_data, x1, x2, value, out, dout):
     scaled = Div(Mul(dout, value), x2)
     quotient = Div(x1, x2)
@@ -245,6 +429,21 @@ def addcdiv_bprop(input_data, x1, x2, value, out, dout):
             grad_for(value, sum_to(Mul(dout, quotient), shape_of(value))))
 
 
+Addcdiv.samples(lambda rng: _addc(rng, True))
+
+
+Lerp = OpDef("Lerp", (Arg("start"), Arg("end"), Arg("weight")),
+             infer=elementwise(FLOATS, names=("start", "end", "weight")), promote="common",
+             doc="start + weight * (end - start): linear interpolation.",
+             functional="lerp", methods="lerp")
+
+
+@Lerp.kernel("CPU", dtypes=FLOATS)
+def lerp_cpu(start, end, weight):
+    return start + weight * (end - start)
+
+
+@Lerp.bprop
 def lerp_bprop(start, end, weight, out, dout):
     rest = Sub(1, weight) if isinstance(weight, Tensor) else 1 - weight
     return (grad_for(start, sum_to(Mul(dout, rest), shape_of(start))),
@@ -252,19 +451,47 @@ def lerp_bprop(start, end, weight, out, dout):
             grad_for(weight, sum_to(Mul(dout, Sub(end, start)), shape_of(weight))))
 
 
+@Lerp.samples
+def _lerp(rng):
+    yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)),
+           rng.uniform(0.0, 1.0, (2, 3))), {}
+    yield (rng.standard_normal((3,)), rng.standard_normal((2, 3)),
+           rng.uniform(0.0, 1.0, (2, 1))), {}
+
+
+ClampTensor = OpDef("ClampTensor", (Arg("input"), Arg("min"), Arg("max")),
+                    infer=elementwise(NUMBERS, names=("input", "min", "max")), promote="common",
+                    doc="min(max(input, min), max); where min > max the result is max.")
+
+
+@ClampTensor.kernel("CPU", dtypes=NUMBERS)
+def clamp_cpu(x, lo, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+@ClampTensor.bprop
 def clamp_bprop(x, lo, hi, out, dout):
-    C = _cmp()
     # Each output element is exactly one of x, lo or hi, and that one takes dout. Inside
     # [lo, hi], boundaries included, it is x (MindSpore's ClampTensor gradient).
-    to_hi = C.Greater(Maximum(x, lo), hi)
-    to_lo = C.LogicalAnd(C.Less(x, lo), C.LogicalNot(to_hi))
-    keep = C.LogicalNot(C.LogicalOr(to_hi, to_lo))
+    to_hi = comparison.Greater(Maximum(x, lo), hi)
+    to_lo = comparison.LogicalAnd(comparison.Less(x, lo), comparison.LogicalNot(to_hi))
+    keep = comparison.LogicalNot(comparison.LogicalOr(to_hi, to_lo))
     return (grad_for(x, sum_to(Mul(dout, _as_float(keep, dout)), shape_of(x))),
             grad_for(lo, sum_to(Mul(dout, _as_float(to_lo, dout)), shape_of(lo))),
             grad_for(hi, sum_to(Mul(dout, _as_float(to_hi, dout)), shape_of(hi))))
 
 
-# -- composites: functional forms built from the operators above --------------------
+@ClampTensor.samples
+def _clamp(rng):
+    """Values below, inside and above [min, max], none within 0.2 of a bound."""
+    lo = np.array([-1.0, -0.5, 0.0])
+    hi = lo + 1.5
+    x = lo + np.array([[-0.6, 0.4, 1.9], [0.9, 2.1, -0.3]])
+    yield (x, lo, hi), {}
+    yield (x, np.array(-0.5), np.array([[1.0], [0.5]])), {}
+
+
+@functional("addn")
 def addn(x):
     """``ops.addn(x)``: the sum of a list or tuple of tensors of one shape and dtype.
 
@@ -290,6 +517,7 @@ def addn(x):
     return out
 
 
+@functional("remainder", methods="remainder")
 def remainder(input, other):
     """``ops.remainder``: input - floor_div(input, other) * other (the sign of ``other``).
 
@@ -300,10 +528,7 @@ def remainder(input, other):
     return Sub(input, Mul(FloorDiv(input, other), other))
 
 
-def _integral(v) -> bool:
-    return v.dtype.kind in "biu" if isinstance(v, Tensor) else not isinstance(v, float)
-
-
+@functional("fmod", methods="fmod")
 def fmod(input, other):
     """``ops.fmod``: input - trunc(input / other) * other (the sign of ``input``).
 
@@ -312,11 +537,10 @@ def fmod(input, other):
     """
     if _integral(input) and _integral(other):
         return Mod(input, other)
-    from ms_ops.defs import math_unary
-
     return Sub(input, Mul(math_unary.Trunc(Div(input, other)), other))
 
 
+@functional("AddN")
 class AddN:
     """``ops.AddN()(x)``: the Primitive form of :func:`addn` (a chain of Add)."""
 
@@ -327,15 +551,7 @@ class AddN:
         return "Prim[AddN]"
 
 
-def _unbounded(x: Tensor, upper: bool):
-    """A bound that never clips ``x`` and keeps its dtype (a Python scalar)."""
-    np_dtype = x.dtype.np
-    if np_dtype.kind in "iu":
-        info = np.iinfo(np_dtype)
-        return int(info.max if upper else info.min)
-    return math.inf if upper else -math.inf
-
-
+@functional("clamp", "clip", methods=("clamp", "clip"))
 def clamp(input, min=None, max=None):
     """``ops.clamp``/``ops.clip``: limit ``input`` to ``[min, max]`` (either may be None).
 
@@ -354,6 +570,7 @@ def clamp(input, min=None, max=None):
                        _unbounded(input, True) if max is None else max)
 
 
+@functional("clip_by_value")
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """``ops.clip_by_value``: Maximum with the lower bound, then Minimum with the upper.
 
@@ -372,99 +589,10 @@ def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     if clip_value_max is not None:
         out = Minimum(out, clip_value_max)
     if isinstance(x, Tensor) and out.dtype is not x.dtype:
-        from ms_ops.defs import array
-
         out = array.Cast(out, x.dtype)
     return out
 
 
-PRIMITIVES = (Add, Sub, Mul, Div, Neg, FloorDiv, FloorMod, Mod, Pow, Maximum, Minimum,
-              SquaredDifference, Square, Reciprocal, Abs, Sign, Addcmul, Addcdiv, Lerp,
-              ClampTensor)
-CPU_KERNELS = {
-    Add: (np.add, ALL),
-    Sub: (np.subtract, NUMBERS),
-    Mul: (np.multiply, ALL),
-    Div: (_true_divide, NUMBERS),
-    Neg: (np.negative, NUMBERS),
-    FloorDiv: (floor_div_cpu, NUMBERS),
-    FloorMod: (floor_mod_cpu, NUMBERS),
-    Mod: (mod_cpu, NUMBERS),
-    Pow: (pow_cpu, NUMBERS),
-    Maximum: (np.maximum, NUMBERS),
-    Minimum: (np.minimum, NUMBERS),
-    SquaredDifference: (squared_difference_cpu, NUMBERS),
-    Square: (np.square, NUMBERS),
-    Reciprocal: (reciprocal_cpu, FLOATS),
-    Abs: (np.abs, _REAL),
-    Sign: (sign_cpu, NUMBERS),
-    Addcmul: (addcmul_cpu, NUMBERS),
-    Addcdiv: (addcdiv_cpu, FLOATS),
-    Lerp: (lerp_cpu, FLOATS),
-    ClampTensor: (clamp_cpu, NUMBERS),
-}
-CPU_KERNELS_WITH_OUT = frozenset({Add, Sub, Mul, Div, Neg, FloorDiv, FloorMod, Mod, Maximum,
-                                  Minimum, Square, Reciprocal, Abs})
-BPROPS = {
-    Add: add_bprop, Sub: sub_bprop, Mul: mul_bprop, Div: div_bprop, Neg: neg_bprop,
-    FloorMod: floor_mod_bprop, Mod: mod_bprop, Pow: pow_bprop, Maximum: maximum_bprop,
-    Minimum: minimum_bprop, SquaredDifference: squared_difference_bprop, Square: square_bprop,
-    Reciprocal: reciprocal_bprop, Abs: abs_bprop, Addcmul: addcmul_bprop,
-    Addcdiv: addcdiv_bprop, Lerp: lerp_bprop, ClampTensor: clamp_bprop,
-}
-
-
-_add, _radd = binary_method(Add), binary_method(Add, reflected=True)
-_sub, _rsub = binary_method(Sub), binary_method(Sub, reflected=True)
-_mul, _rmul = binary_method(Mul), binary_method(Mul, reflected=True)
-_div, _rdiv = binary_method(Div), binary_method(Div, reflected=True)
-_neg = unary_method(Neg)
-_pow, _rpow = binary_method(Pow), binary_method(Pow, reflected=True)
-_floordiv, _rfloordiv = binary_method(FloorDiv), binary_method(FloorDiv, reflected=True)
-_mod, _rmod = binary_method(FloorMod), binary_method(FloorMod, reflected=True)
-_maximum, _minimum = binary_method(Maximum), binary_method(Minimum)
-_abs = unary_method(Abs)
-
-
+@functional(methods="__pos__")
 def _pos(self):
     return self
-
-
-def _clamp(self, min=None, max=None):
-    return clamp(self, min, max)
-
-
-def _lerp(self, end, weight):
-    return Lerp(self, end, weight)
-
-
-def _addcmul(self, tensor1, tensor2, value=1):
-    return Addcmul(self, tensor1, tensor2, value)
-
-
-def _addcdiv(self, tensor1, tensor2, value=1):
-    return Addcdiv(self, tensor1, tensor2, value)
-
-
-FUNCTIONS = {
-    "add": Add, "sub": Sub, "subtract": Sub, "mul": Mul, "multiply": Mul,
-    "div": Div, "divide": Div, "true_divide": Div, "neg": Neg, "negative": Neg,
-    "floor_div": FloorDiv, "floor_divide": FloorDiv, "floor_mod": FloorMod,
-    "remainder": remainder, "fmod": fmod, "pow": Pow, "tensor_pow": Pow,
-    "maximum": Maximum, "minimum": Minimum, "square": Square, "reciprocal": Reciprocal,
-    "abs": Abs, "absolute": Abs, "sign": Sign, "addcmul": Addcmul, "addcdiv": Addcdiv,
-    "lerp": Lerp, "addn": addn, "AddN": AddN, "clamp": clamp, "clip": clamp,
-    "clip_by_value": clip_by_value,
-}
-TENSOR_METHODS = {
-    "__add__": _add, "__radd__": _radd, "__sub__": _sub, "__rsub__": _rsub,
-    "__mul__": _mul, "__rmul__": _rmul, "__truediv__": _div, "__rtruediv__": _rdiv,
-    "__neg__": _neg, "add": _add, "sub": _sub, "mul": _mul, "div": _div, "neg": _neg,
-    "__pow__": _pow, "__rpow__": _rpow, "__floordiv__": _floordiv,
-    "__rfloordiv__": _rfloordiv, "__mod__": _mod, "__rmod__": _rmod, "__abs__": _abs,
-    "__pos__": _pos, "pow": _pow, "floor_divide": _floordiv, "remainder": remainder,
-    "fmod": fmod, "maximum": _maximum, "minimum": _minimum,
-    "square": unary_method(Square), "reciprocal": unary_method(Reciprocal), "abs": _abs,
-    "absolute": _abs, "sign": unary_method(Sign), "lerp": _lerp, "addcmul": _addcmul,
-    "addcdiv": _addcdiv, "clamp": _clamp, "clip": _clamp,
-}

@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
+import ms_ops.defs.arithmetic as A
 from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
-from ms_ops.dispatch import binary_method, unary_method
 from ms_ops.infer import check_dtype, check_int, elementwise
-from ms_ops.opdef import FLOATS, NUMBERS, STATIC, Arg, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, NUMBERS, STATIC, Arg, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 
 _X = (Arg("x"),)
@@ -24,57 +24,14 @@ _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-def _float_op(name: str, doc: str) -> OpDef:
-    return OpDef(name, _X, infer=elementwise(FLOATS), promote="float", doc=doc)
+def _float_op(name: str, doc: str, **names) -> OpDef:
+    return OpDef(name, _X, infer=elementwise(FLOATS), promote="float", doc=doc, **names)
 
 
-def _rounding_op(name: str, dtypes, doc: str) -> OpDef:
-    return OpDef(name, _X, infer=elementwise(dtypes), differentiable=False, doc=doc)
+def _rounding_op(name: str, dtypes, doc: str, **names) -> OpDef:
+    return OpDef(name, _X, infer=elementwise(dtypes), differentiable=False, doc=doc, **names)
 
 
-Exp = _float_op("Exp", "e ** x, elementwise.")
-Exp2 = _float_op("Exp2", "2 ** x, elementwise.")
-Expm1 = _float_op("Expm1", "e ** x - 1, accurate for small x.")
-Log = _float_op("Log", "Natural logarithm; -inf at 0, NaN below.")
-Log1p = _float_op("Log1p", "log(1 + x), accurate for small x.")
-Log2 = _float_op("Log2", "Base-2 logarithm.")
-Log10 = _float_op("Log10", "Base-10 logarithm.")
-Sqrt = _float_op("Sqrt", "Square root; NaN below 0.")
-Rsqrt = _float_op("Rsqrt", "1 / sqrt(x); inf at 0.")
-Sin = _float_op("Sin", "Sine (radians).")
-Cos = _float_op("Cos", "Cosine (radians).")
-Tan = _float_op("Tan", "Tangent (radians).")
-Asin = _float_op("Asin", "Inverse sine; NaN outside [-1, 1].")
-ACos = _float_op("ACos", "Inverse cosine; NaN outside [-1, 1].")
-Atan = _float_op("Atan", "Inverse tangent.")
-Sinh = _float_op("Sinh", "Hyperbolic sine.")
-Cosh = _float_op("Cosh", "Hyperbolic cosine.")
-Asinh = _float_op("Asinh", "Inverse hyperbolic sine.")
-Acosh = _float_op("Acosh", "Inverse hyperbolic cosine; NaN below 1.")
-Atanh = _float_op("Atanh", "Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.")
-Erf = _float_op("Erf", "The error function 2/sqrt(pi) * integral_0^x exp(-t**2) dt.")
-Erfc = _float_op("Erfc", "1 - erf(x), accurate where erf(x) is close to 1.")
-Atan2 = OpDef("Atan2", (Arg("x"), Arg("y")), infer=elementwise(FLOATS), promote="float",
-              doc="The angle of the point (y, x), i.e. atan(x / y) in the right quadrant.")
-
-Floor = _rounding_op("Floor", FLOATS, "Round down to an integral value (floats only).")
-Ceil = _rounding_op("Ceil", FLOATS, "Round up to an integral value (floats only).")
-Trunc = _rounding_op("Trunc", NUMBERS | {mstype.bool_},
-                     "Round toward zero; integers and bools are returned unchanged.")
-
-
-def _round_infer(x, decimals=0):
-    check_dtype("x", x, NUMBERS)
-    check_int("decimals", decimals)
-    return TensorSpec(x.shape, x.dtype)
-
-
-Round = OpDef("Round", (Arg("x"), Arg("decimals", STATIC, 0)), infer=_round_infer,
-              differentiable=False,
-              doc="Round half to even, to ``decimals`` places; integers stay integers.")
-
-
-# -- kernels ------------------------------------------------------------------------
 # Outside their domain (log of 0, sqrt of -1, sin of inf, exp overflowing) the functions
 # give inf/NaN as MindSpore does, without numpy's RuntimeWarnings.
 _quiet = np.errstate(all="ignore")
@@ -87,24 +44,6 @@ def _quietly(ufunc):
 
     kernel.__name__ = f"{ufunc.__name__}_cpu"
     return kernel
-
-
-@_quiet
-def rsqrt_cpu(x):
-    return np.reciprocal(np.sqrt(x))
-
-
-@_quiet
-def atan2_cpu(x, y):
-    return np.arctan2(x, y)
-
-
-def trunc_cpu(x):
-    return x.copy() if x.dtype.kind in "biu" else np.trunc(x)
-
-
-def round_cpu(x, decimals=0):
-    return np.round(x, decimals)
 
 
 # erf/erfc: numpy has neither, so they are computed in float64 from a power series below
@@ -161,206 +100,412 @@ def _erf_parts(x):
     return erf_a, erfc_a
 
 
+def _one_minus_square(x):
+    return A.Sub(1, A.Square(x))
+
+
+def _gauss(x, dout):
+    """dout * 2/sqrt(pi) * exp(-x^2): the derivative of erf."""
+    return A.Mul(A.Mul(dout, _TWO_OVER_SQRT_PI), Exp(A.Neg(A.Square(x))))
+
+
+@functional("round")
+def round_(input, *, decimals=0):
+    """``ops.round(input, *, decimals=0)``: round half to even."""
+    return Round(input, decimals)
+
+
+# Sample inputs shared by several operators: Samples for the elementwise math functions:
+# each inside its smooth domain (logs and roots on positive values, asin/acos/atanh
+# inside (-1, 1), acosh above 1), and the rounding functions away from the points where
+# they jump.
+def _uniform(lo, hi, shape=(2, 3)):
+    def sample(rng):
+        yield (rng.uniform(lo, hi, shape),), {}
+        yield (rng.uniform(lo, hi, (4,)),), {}
+    return sample
+
+
+def _normal(rng):
+    yield (rng.standard_normal((2, 3)),), {}
+    yield (rng.standard_normal((4,)),), {}
+
+
+def _off_integers(rng):
+    """k + f with f in [0.2, 0.8]: floor, ceil and trunc are flat there."""
+    yield (rng.integers(-3, 3, (2, 3)) + rng.uniform(0.2, 0.8, (2, 3)),), {}
+    yield (rng.integers(-3, 3, (4,)) + rng.uniform(0.2, 0.8, (4,)),), {}
+
+
+POSITIVE = _uniform(0.5, 2.0)
+
+
+INSIDE_UNIT = _uniform(-0.8, 0.8)
+
+
+Exp = _float_op("Exp", "e ** x, elementwise.", functional="exp", methods="exp")
+Exp.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.exp))
+
+
+@Exp.bprop
+def exp_bprop(x, out, dout):
+    return (A.Mul(dout, out),)
+
+
+Exp.samples(_normal)
+
+
+Exp2 = _float_op("Exp2", "2 ** x, elementwise.", functional="exp2", methods="exp2")
+Exp2.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.exp2))
+
+
+@Exp2.bprop
+def exp2_bprop(x, out, dout):
+    return (A.Mul(A.Mul(dout, out), _LN2),)
+
+
+Exp2.samples(_normal)
+
+
+Expm1 = _float_op("Expm1", "e ** x - 1, accurate for small x.",
+                  functional="expm1", methods="expm1")
+Expm1.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.expm1))
+
+
+@Expm1.bprop
+def expm1_bprop(x, out, dout):
+    return (A.Mul(dout, A.Add(out, 1)),)
+
+
+Expm1.samples(_normal)
+
+
+Log = _float_op("Log", "Natural logarithm; -inf at 0, NaN below.", functional="log", methods="log")
+Log.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.log))
+
+
+@Log.bprop
+def log_bprop(x, out, dout):
+    return (A.Div(dout, x),)
+
+
+Log.samples(POSITIVE)
+
+
+Log1p = _float_op("Log1p", "log(1 + x), accurate for small x.",
+                  functional="log1p", methods="log1p")
+Log1p.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.log1p))
+
+
+@Log1p.bprop
+def log1p_bprop(x, out, dout):
+    return (A.Div(dout, A.Add(x, 1)),)
+
+
+Log1p.samples(_uniform(-0.5, 1.5))
+
+
+Log2 = _float_op("Log2", "Base-2 logarithm.", functional="log2", methods="log2")
+Log2.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.log2))
+
+
+@Log2.bprop
+def log2_bprop(x, out, dout):
+    return (A.Div(dout, A.Mul(x, _LN2)),)
+
+
+Log2.samples(POSITIVE)
+
+
+Log10 = _float_op("Log10", "Base-10 logarithm.", functional="log10", methods="log10")
+Log10.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.log10))
+
+
+@Log10.bprop
+def log10_bprop(x, out, dout):
+    return (A.Div(dout, A.Mul(x, _LN10)),)
+
+
+Log10.samples(POSITIVE)
+
+
+Sqrt = _float_op("Sqrt", "Square root; NaN below 0.", functional="sqrt", methods="sqrt")
+Sqrt.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.sqrt))
+
+
+@Sqrt.bprop
+def sqrt_bprop(x, out, dout):
+    return (A.Div(A.Mul(dout, 0.5), out),)
+
+
+Sqrt.samples(POSITIVE)
+
+
+Rsqrt = _float_op("Rsqrt", "1 / sqrt(x); inf at 0.", functional="rsqrt", methods="rsqrt")
+
+
+@Rsqrt.kernel("CPU", dtypes=FLOATS)
+@_quiet
+def rsqrt_cpu(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+@Rsqrt.bprop
+def rsqrt_bprop(x, out, dout):
+    return (A.Mul(A.Mul(dout, -0.5), A.Mul(out, A.Square(out))),)
+
+
+Rsqrt.samples(POSITIVE)
+
+
+Sin = _float_op("Sin", "Sine (radians).", functional="sin", methods="sin")
+Sin.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.sin))
+
+
+@Sin.bprop
+def sin_bprop(x, out, dout):
+    return (A.Mul(dout, Cos(x)),)
+
+
+Sin.samples(_normal)
+
+
+Cos = _float_op("Cos", "Cosine (radians).", functional="cos", methods="cos")
+Cos.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.cos))
+
+
+@Cos.bprop
+def cos_bprop(x, out, dout):
+    return (A.Neg(A.Mul(dout, Sin(x))),)
+
+
+Cos.samples(_normal)
+
+
+Tan = _float_op("Tan", "Tangent (radians).", functional="tan", methods="tan")
+Tan.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.tan))
+
+
+@Tan.bprop
+def tan_bprop(x, out, dout):
+    return (A.Mul(dout, A.Add(A.Square(out), 1)),)
+
+
+Tan.samples(_uniform(-1.2, 1.2))
+
+
+Asin = _float_op("Asin", "Inverse sine; NaN outside [-1, 1].",
+                 functional=("asin", "arcsin"), methods=("asin", "arcsin"))
+Asin.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.arcsin))
+
+
+@Asin.bprop
+def asin_bprop(x, out, dout):
+    return (A.Div(dout, Sqrt(_one_minus_square(x))),)
+
+
+Asin.samples(INSIDE_UNIT)
+
+
+ACos = _float_op("ACos", "Inverse cosine; NaN outside [-1, 1].",
+                 functional=("acos", "arccos"), methods=("acos", "arccos"))
+ACos.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.arccos))
+
+
+@ACos.bprop
+def acos_bprop(x, out, dout):
+    return (A.Neg(A.Div(dout, Sqrt(_one_minus_square(x)))),)
+
+
+ACos.samples(INSIDE_UNIT)
+
+
+Atan = _float_op("Atan", "Inverse tangent.",
+                 functional=("atan", "arctan"), methods=("atan", "arctan"))
+Atan.kernel("CPU", dtypes=FLOATS, out=True)(np.arctan)
+
+
+@Atan.bprop
+def atan_bprop(x, out, dout):
+    return (A.Div(dout, A.Add(A.Square(x), 1)),)
+
+
+Atan.samples(_normal)
+
+
+Sinh = _float_op("Sinh", "Hyperbolic sine.", functional="sinh", methods="sinh")
+Sinh.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.sinh))
+
+
+@Sinh.bprop
+def sinh_bprop(x, out, dout):
+    return (A.Mul(dout, Cosh(x)),)
+
+
+Sinh.samples(_normal)
+
+
+Cosh = _float_op("Cosh", "Hyperbolic cosine.", functional="cosh", methods="cosh")
+Cosh.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.cosh))
+
+
+@Cosh.bprop
+def cosh_bprop(x, out, dout):
+    return (A.Mul(dout, Sinh(x)),)
+
+
+Cosh.samples(_normal)
+
+
+Asinh = _float_op("Asinh", "Inverse hyperbolic sine.",
+                  functional=("asinh", "arcsinh"), methods=("asinh", "arcsinh"))
+Asinh.kernel("CPU", dtypes=FLOATS, out=True)(np.arcsinh)
+
+
+@Asinh.bprop
+def asinh_bprop(x, out, dout):
+    return (A.Div(dout, Cosh(out)),)
+
+
+Asinh.samples(_normal)
+
+
+Acosh = _float_op("Acosh", "Inverse hyperbolic cosine; NaN below 1.",
+                  functional=("acosh", "arccosh"), methods=("acosh", "arccosh"))
+Acosh.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.arccosh))
+
+
+@Acosh.bprop
+def acosh_bprop(x, out, dout):
+    return (A.Div(dout, Sinh(out)),)
+
+
+Acosh.samples(_uniform(1.3, 3.0))
+
+
+Atanh = _float_op("Atanh", "Inverse hyperbolic tangent; +-inf at +-1, NaN beyond.",
+                  functional=("atanh", "arctanh"), methods=("atanh", "arctanh"))
+Atanh.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.arctanh))
+
+
+@Atanh.bprop
+def atanh_bprop(x, out, dout):
+    return (A.Div(dout, _one_minus_square(x)),)
+
+
+Atanh.samples(INSIDE_UNIT)
+
+
+Erf = _float_op("Erf", "The error function 2/sqrt(pi) * integral_0^x exp(-t**2) dt.",
+                functional="erf", methods="erf")
+
+
+@Erf.kernel("CPU", dtypes=FLOATS)
 @_quiet
 def erf_cpu(x):
     erf_a, _ = _erf_parts(x)
     return np.copysign(erf_a, x).astype(x.dtype)
 
 
+@Erf.bprop
+def erf_bprop(x, out, dout):
+    return (_gauss(x, dout),)
+
+
+Erf.samples(_normal)
+
+
+Erfc = _float_op("Erfc", "1 - erf(x), accurate where erf(x) is close to 1.",
+                 functional="erfc", methods="erfc")
+
+
+@Erfc.kernel("CPU", dtypes=FLOATS)
 @_quiet
 def erfc_cpu(x):
     erf_a, erfc_a = _erf_parts(x)
     return np.where(np.signbit(x), 1.0 + erf_a, erfc_a).astype(x.dtype)
 
 
-# -- gradients (with operators, so they trace and differentiate again) ----------------
-def _arith():
-    from ms_ops.defs import arithmetic
-
-    return arithmetic
-
-
-def exp_bprop(x, out, dout):
-    return (_arith().Mul(dout, out),)
-
-
-def exp2_bprop(x, out, dout):
-    A = _arith()
-    return (A.Mul(A.Mul(dout, out), _LN2),)
-
-
-def expm1_bprop(x, out, dout):
-    A = _arith()
-    return (A.Mul(dout, A.Add(out, 1)),)
-
-
-def log_bprop(x, out, dout):
-    return (_arith().Div(dout, x),)
-
-
-def log1p_bprop(x, out, dout):
-    A = _arith()
-    return (A.Div(dout, A.Add(x, 1)),)
-
-
-def log2_bprop(x, out, dout):
-    A = _arith()
-    return (A.Div(dout, A.Mul(x, _LN2)),)
-
-
-def log10_bprop(x, out, dout):
-    A = _arith()
-    return (A.Div(dout, A.Mul(x, _LN10)),)
-
-
-def sqrt_bprop(x, out, dout):
-    A = _arith()
-    return (A.Div(A.Mul(dout, 0.5), out),)
-
-
-def rsqrt_bprop(x, out, dout):
-    A = _arith()
-    return (A.Mul(A.Mul(dout, -0.5), A.Mul(out, A.Square(out))),)
-
-
-def sin_bprop(x, out, dout):
-    return (_arith().Mul(dout, Cos(x)),)
-
-
-def cos_bprop(x, out, dout):
-    A = _arith()
-    return (A.Neg(A.Mul(dout, Sin(x))),)
-
-
-def tan_bprop(x, out, dout):
-    A = _arith()
-    return (A.Mul(dout, A.Add(A.Square(out), 1)),)
-
-
-def _one_minus_square(x):
-    A = _arith()
-    return A.Sub(1, A.Square(x))
-
-
-def asin_bprop(x, out, dout):
-    return (_arith().Div(dout, Sqrt(_one_minus_square(x))),)
-
-
-def acos_bprop(x, out, dout):
-    A = _arith()
-    return (A.Neg(A.Div(dout, Sqrt(_one_minus_square(x)))),)
-
-
-def atan_bprop(x, out, dout):
-    A = _arith()
-    return (A.Div(dout, A.Add(A.Square(x), 1)),)
-
-
-def sinh_bprop(x, out, dout):
-    return (_arith().Mul(dout, Cosh(x)),)
-
-
-def cosh_bprop(x, out, dout):
-    return (_arith().Mul(dout, Sinh(x)),)
-
-
-def asinh_bprop(x, out, dout):
-    return (_arith().Div(dout, Cosh(out)),)
-
-
-def acosh_bprop(x, out, dout):
-    return (_arith().Div(dout, Sinh(out)),)
-
-
-def atanh_bprop(x, out, dout):
-    return (_arith().Div(dout, _one_minus_square(x)),)
-
-
-def _gauss(x, dout):
-    """dout * 2/sqrt(pi) * exp(-x^2): the derivative of erf."""
-    A = _arith()
-    return A.Mul(A.Mul(dout, _TWO_OVER_SQRT_PI), Exp(A.Neg(A.Square(x))))
-
-
-def erf_bprop(x, out, dout):
-    return (_gauss(x, dout),)
-
-
+@Erfc.bprop
 def erfc_bprop(x, out, dout):
-    return (_arith().Neg(_gauss(x, dout)),)
+    return (A.Neg(_gauss(x, dout)),)
 
 
+Erfc.samples(_normal)
+
+
+Atan2 = OpDef("Atan2", (Arg("x"), Arg("y")), infer=elementwise(FLOATS), promote="float",
+              doc="The angle of the point (y, x), i.e. atan(x / y) in the right quadrant.",
+              functional=("atan2", "arctan2"), methods=("atan2", "arctan2"))
+
+
+@Atan2.kernel("CPU", dtypes=FLOATS)
+@_quiet
+def atan2_cpu(x, y):
+    return np.arctan2(x, y)
+
+
+@Atan2.bprop
 def atan2_bprop(x, y, out, dout):
-    A = _arith()
     scale = A.Div(dout, A.Add(A.Square(x), A.Square(y)))
     return (grad_for(x, sum_to(A.Mul(scale, y), shape_of(x))),
             grad_for(y, sum_to(A.Neg(A.Mul(scale, x)), shape_of(y))))
 
 
-PRIMITIVES = (Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Rsqrt, Sin, Cos, Tan, Asin, ACos,
-              Atan, Atan2, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Erfc, Floor, Ceil, Trunc, Round)
-CPU_KERNELS = {
-    Exp: (_quietly(np.exp), FLOATS),
-    Exp2: (_quietly(np.exp2), FLOATS),
-    Expm1: (_quietly(np.expm1), FLOATS),
-    Log: (_quietly(np.log), FLOATS),
-    Log1p: (_quietly(np.log1p), FLOATS),
-    Log2: (_quietly(np.log2), FLOATS),
-    Log10: (_quietly(np.log10), FLOATS),
-    Sqrt: (_quietly(np.sqrt), FLOATS),
-    Rsqrt: (rsqrt_cpu, FLOATS),
-    Sin: (_quietly(np.sin), FLOATS),
-    Cos: (_quietly(np.cos), FLOATS),
-    Tan: (_quietly(np.tan), FLOATS),
-    Asin: (_quietly(np.arcsin), FLOATS),
-    ACos: (_quietly(np.arccos), FLOATS),
-    Atan: (np.arctan, FLOATS),
-    Atan2: (atan2_cpu, FLOATS),
-    Sinh: (_quietly(np.sinh), FLOATS),
-    Cosh: (_quietly(np.cosh), FLOATS),
-    Asinh: (np.arcsinh, FLOATS),
-    Acosh: (_quietly(np.arccosh), FLOATS),
-    Atanh: (_quietly(np.arctanh), FLOATS),
-    Erf: (erf_cpu, FLOATS),
-    Erfc: (erfc_cpu, FLOATS),
-    Floor: (np.floor, FLOATS),
-    Ceil: (np.ceil, FLOATS),
-    Trunc: (trunc_cpu, NUMBERS | {mstype.bool_}),
-    Round: (round_cpu, NUMBERS),
-}
-CPU_KERNELS_WITH_OUT = frozenset({Exp, Exp2, Expm1, Log, Log1p, Log2, Log10, Sqrt, Sin, Cos,
-                                  Tan, Asin, ACos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
-                                  Floor, Ceil})
-BPROPS = {
-    Exp: exp_bprop, Exp2: exp2_bprop, Expm1: expm1_bprop, Log: log_bprop, Log1p: log1p_bprop,
-    Log2: log2_bprop, Log10: log10_bprop, Sqrt: sqrt_bprop, Rsqrt: rsqrt_bprop,
-    Sin: sin_bprop, Cos: cos_bprop, Tan: tan_bprop, Asin: asin_bprop, ACos: acos_bprop,
-    Atan: atan_bprop, Atan2: atan2_bprop, Sinh: sinh_bprop, Cosh: cosh_bprop,
-    Asinh: asinh_bprop, Acosh: acosh_bprop, Atanh: atanh_bprop, Erf: erf_bprop,
-    Erfc: erfc_bprop,
-}
+@Atan2.samples
+def _atan2(rng):
+    """x away from 0, so no point sits on the branch cut (x = 0, y < 0)."""
+    def away(shape):
+        return rng.uniform(0.3, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    yield (away((2, 3)), rng.standard_normal((2, 3))), {}
+    yield (away((2, 1)), rng.standard_normal((3,))), {}
+    yield (away((3,)), rng.standard_normal((2, 3))), {}
 
 
-def _round(self, decimals=0):
-    return Round(self, decimals)
+Floor = _rounding_op("Floor", FLOATS, "Round down to an integral value (floats only).",
+                     functional="floor", methods="floor")
+Floor.kernel("CPU", dtypes=FLOATS, out=True)(np.floor)
+Floor.samples(_off_integers)
 
 
-def round_(input, *, decimals=0):
-    """``ops.round(input, *, decimals=0)``: round half to even."""
-    return Round(input, decimals)
+Ceil = _rounding_op("Ceil", FLOATS, "Round up to an integral value (floats only).",
+                    functional="ceil", methods="ceil")
+Ceil.kernel("CPU", dtypes=FLOATS, out=True)(np.ceil)
+Ceil.samples(_off_integers)
 
 
-_UNARY = {
-    "exp": Exp, "exp2": Exp2, "expm1": Expm1, "log": Log, "log1p": Log1p, "log2": Log2,
-    "log10": Log10, "sqrt": Sqrt, "rsqrt": Rsqrt, "sin": Sin, "cos": Cos, "tan": Tan,
-    "asin": Asin, "arcsin": Asin, "acos": ACos, "arccos": ACos, "atan": Atan, "arctan": Atan,
-    "sinh": Sinh, "cosh": Cosh, "asinh": Asinh, "arcsinh": Asinh, "acosh": Acosh,
-    "arccosh": Acosh, "atanh": Atanh, "arctanh": Atanh, "erf": Erf, "erfc": Erfc,
-    "floor": Floor, "ceil": Ceil, "trunc": Trunc,
-}
-_methods = {op: unary_method(op) for op in set(_UNARY.values())}
-_atan2 = binary_method(Atan2)
+Trunc = _rounding_op("Trunc", NUMBERS | {mstype.bool_},
+                     "Round toward zero; integers and bools are returned unchanged.",
+                     functional="trunc", methods="trunc")
 
-FUNCTIONS = {**_UNARY, "atan2": Atan2, "arctan2": Atan2, "round": round_}
-TENSOR_METHODS = {**{name: _methods[op] for name, op in _UNARY.items()},
-                  "atan2": _atan2, "arctan2": _atan2, "round": _round}
+
+@Trunc.kernel("CPU", dtypes=NUMBERS | {mstype.bool_})
+def trunc_cpu(x):
+    return x.copy() if x.dtype.kind in "biu" else np.trunc(x)
+
+
+Trunc.samples(_off_integers)
+
+
+def _round_infer(x, decimals=0):
+    check_dtype("x", x, NUMBERS)
+    check_int("decimals", decimals)
+    return TensorSpec(x.shape, x.dtype)
+
+
+Round = OpDef("Round", (Arg("x"), Arg("decimals", STATIC, 0)), infer=_round_infer,
+              differentiable=False,
+              doc="Round half to even, to ``decimals`` places; integers stay integers.",
+              methods="round")
+
+
+@Round.kernel("CPU", dtypes=NUMBERS)
+def round_cpu(x, decimals=0):
+    return np.round(x, decimals)
+
+
+@Round.samples
+def _round(rng):
+    """Away from the half-way points where round jumps, at 0 and 1 decimals."""
+    yield (rng.integers(-3, 3, (2, 3)) + rng.uniform(-0.3, 0.3, (2, 3)), 0), {}
+    yield ((rng.integers(-30, 30, (4,)) + rng.uniform(-0.3, 0.3, (4,))) / 10, 1), {}

@@ -259,16 +259,14 @@ class RegistryView:
                            dtypes=None if dtypes is None else frozenset(dtypes),
                            out=bool(out))
 
-    def add_function(self, name: str, fn, *, methods=(),
-                     priority: int | None = None) -> None:
-        """``ops.NAME`` (a function that is not one operator, e.g. ``clamp``); each name in
-        ``methods`` also becomes a ``Tensor`` method that calls ``fn(tensor, ...)``."""
+    def add_function(self, name: str, fn, *, priority: int | None = None) -> None:
+        """``ops.NAME`` for a function that is not one operator (``clamp``, ``softmax``);
+        an operator's names come with it (``add_op``)."""
         self._entry("function", name, None, fn, priority)
-        for m in (methods,) if isinstance(methods, str) else methods:
-            self._entry("tensor_method", m, None, fn, priority)
 
     def add_tensor_method(self, name: str, fn, *, priority: int | None = None) -> None:
-        """A ``Tensor`` method that is neither an operator's nor a function's (``x.T``)."""
+        """``Tensor.NAME`` for a function that is not one operator; ``fn`` receives the
+        tensor first (a ``property`` for attributes such as ``x.T``)."""
         self._entry("tensor_method", name, None, fn, priority)
 
     def add_pass(self, name: str, fn, *, stage: str = "optimize",
