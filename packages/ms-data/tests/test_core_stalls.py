@@ -162,3 +162,32 @@ def test_interpreter_exit_does_not_wait_for_pending_work(processes):
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "done"
     assert time.monotonic() - start < 8  # imports included; pending work was 2,500 s
+
+
+@pytest.fixture
+def spawn():
+    old = ds.config.get_multiprocessing_start_method()
+    ds.config.set_multiprocessing_start_method("spawn")
+    yield
+    ds.config.set_multiprocessing_start_method(old)
+
+
+def test_spawned_workers_run_picklable_operations(spawn):
+    d = ds.NumpySlicesDataset({"x": np.arange(50)}, shuffle=False)
+    d = d.map(np.negative, "x", num_parallel_workers=2, python_multiprocessing=True)
+    assert [int(r[0]) for r in d] == list(range(0, -50, -1))
+
+
+def test_spawn_with_an_operation_that_does_not_pickle_is_a_clear_error(spawn):
+    d = ds.NumpySlicesDataset({"x": np.arange(50)}, shuffle=False)
+    d = d.map(lambda x: x, "x", num_parallel_workers=2, python_multiprocessing=True)
+    with pytest.raises(PipelineError, match=r"start method 'spawn'.*does not pickle.*"
+                                            r"set_multiprocessing_start_method\('fork'\)"):
+        list(d)
+
+
+def test_start_method_is_checked():
+    with pytest.raises(ValueError, match="'fork', 'spawn'"):
+        ds.config.set_multiprocessing_start_method("forkserver")
+    with pytest.raises(TypeError):
+        ds.config.set_multiprocessing_start_method(1)
