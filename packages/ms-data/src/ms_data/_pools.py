@@ -123,7 +123,9 @@ def _serve(conn, fn) -> None:
     while True:
         try:
             item = conn.recv()
-        except (EOFError, OSError):
+        except Exception:  # noqa: BLE001 -- EOF, or a message cut by a shutdown: stop
+            return
+        if item is None:  # stop (EOF alone is not enough: forked siblings share our pipe)
             return
         try:
             reply = ("ok", fn(item), None)
@@ -254,8 +256,8 @@ class ProcessPool:
         for w in self._workers:
             if w.task is None:
                 try:
-                    w.conn.close()  # an idle worker reads EOF and exits
-                except OSError:
+                    w.conn.send(None)  # an idle worker exits
+                except (OSError, ValueError):
                     pass
             else:  # a busy one is stopped, not awaited
                 w.process.terminate()
