@@ -10,9 +10,9 @@ garbage-collected; shutting down never waits on a busy worker (see ``ms_data._po
 Process workers start with ``config.get_multiprocessing_start_method()``: ``"fork"`` by
 default on Linux, as in MindSpore (lambdas and closures work without pickling), else
 ``"spawn"`` (then operations must pickle, and a clear error says which does not). A forked
-child inherits no live thread pool of ms-ops: its at-fork handler resets them, as
-PyTorch's does for its own. Pools are created on the thread that creates the iterator,
-before its prefetch thread runs.
+child inherits no dead thread pool of ms-ops: ms-ops' ``os.register_at_fork`` handler
+releases its OpenMP pool before every fork. Pools are created on the thread that creates
+the iterator, before its prefetch thread runs.
 """
 
 from __future__ import annotations
