@@ -106,3 +106,15 @@ def fuzz_checkpoint(session):
     corpus.mkdir(exist_ok=True)
     session.run("python", str(ROOT / "packages/ms-nn/tests/fuzz_checkpoint.py"),
                 f"-max_total_time={seconds}", "-timeout=10", str(corpus))
+
+
+@nox.session
+def fuzz_data(session):
+    """Fuzz ms-data's file loaders with atheris, 300 s per target (or the seconds after --)."""
+    session.install("atheris", *_editable(PACKAGES))
+    seconds = session.posargs[0] if session.posargs else "300"
+    for target in ("mnist", "cifar", "records", "image"):
+        corpus = Path(session.create_tmp()) / f"data-{target}-corpus"
+        corpus.mkdir(exist_ok=True)
+        session.run("python", str(ROOT / "packages/ms-data/tests/fuzz_loaders.py"), target,
+                    f"-max_total_time={seconds}", "-timeout=10", str(corpus))
