@@ -26,6 +26,7 @@ from multiprocessing.connection import wait
 __all__ = ["Task", "ThreadPool", "ProcessPool", "PoolClosed"]
 
 _JOIN_BUDGET = 0.25  # seconds shutdown waits for workers that are about to finish
+_FINISH = threading.Lock()
 
 
 class PoolClosed(RuntimeError):
@@ -45,11 +46,12 @@ class Task:
         self.remote_tb: str | None = None
 
     def finish(self, value=None, error=None, remote_tb=None) -> None:
-        if self.done.is_set():  # already failed by shutdown
-            return
-        self.value, self.error, self.remote_tb = value, error, remote_tb
-        self.item = None
-        self.done.set()
+        with _FINISH:  # a worker and a shutdown may race to finish one task: first one wins
+            if self.done.is_set():
+                return
+            self.value, self.error, self.remote_tb = value, error, remote_tb
+            self.item = None
+            self.done.set()
 
 
 def _join_all(things, deadline: float) -> None:
