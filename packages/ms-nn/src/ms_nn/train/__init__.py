@@ -16,7 +16,13 @@ from ms_nn.train.callbacks import (
     RunContext,
     TimeMonitor,
 )
-from ms_nn.train.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from ms_nn.train.checkpoint import (
+    async_ckpt_thread_status,
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+    wait_async_saves,
+)
 from ms_nn.train.metrics import (
     F1,
     Accuracy,
@@ -40,4 +46,5 @@ __all__ = ["Model", "callbacks", "metrics", "Callback", "RunContext", "LossMonit
            "LearningRateScheduler", "LambdaCallback", "ProgressBar", "Metric", "rearrange_inputs",
            "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "names",
-           "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net"]
+           "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net",
+           "wait_async_saves", "async_ckpt_thread_status"]
