@@ -73,6 +73,20 @@ def rows_of(n):
         yield (np.full(3, i, np.float32), np.int64(i))
 
 kind, folder = sys.argv[1], sys.argv[2]
+if kind == "issue_reproducer":  # issue 11's snippet as written: default worker settings
+    conv = nn.SequentialCell(nn.Conv2d(3, 8, 3), nn.ReLU())
+    conv(Tensor(np.ones((2, 3, 32, 32), np.float32)))
+
+    class Src:
+        def __len__(self):
+            return 64
+        def __getitem__(self, i):
+            x = Tensor(np.random.rand(1, 3, 32, 32).astype(np.float32))
+            return (conv(x).asnumpy()[0],)
+    out = list(ds.GeneratorDataset(Src(), ["x"], num_parallel_workers=2))
+    assert len(out) == 64 and tuple(out[0][0].shape) == (8, 32, 32), out[0][0].shape
+    print(f"ok {kind} 64 rows", flush=True)
+    sys.exit(0)
 if kind == "generator_random_access":
     d = ds.GeneratorDataset(Squares(), ["x", "i"], shuffle=False, num_parallel_workers=2,
                             python_multiprocessing=True)
@@ -116,8 +130,8 @@ print(f"ok {kind} {len(out)} rows in {time.monotonic() - start:.2f} s "
       f"({ds.config.get_multiprocessing_start_method()})", flush=True)
 '''
 
-KINDS = ["generator_random_access", "generator_iterable", "mnist", "cifar", "image_folder",
-         "records", "csv"]
+KINDS = ["issue_reproducer", "generator_random_access", "generator_iterable", "mnist", "cifar",
+         "image_folder", "records", "csv"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -128,4 +142,5 @@ def test_source_runs_in_worker_processes_after_lenet5_trained(kind, tmp_path):
     except subprocess.TimeoutExpired:
         pytest.fail(f"{kind}: the pipeline hung after training (no result in 180 s)")
     assert done.returncode == 0, done.stderr[-4000:]
-    assert done.stdout.startswith(f"ok {kind} 40 rows"), done.stdout
+    rows = 64 if kind == "issue_reproducer" else 40
+    assert done.stdout.startswith(f"ok {kind} {rows} rows"), done.stdout
