@@ -23,7 +23,7 @@ import traceback
 from collections import deque
 from multiprocessing.connection import wait
 
-__all__ = ["Task", "ThreadPool", "ProcessPool", "PoolClosed"]
+__all__ = ["Task", "ThreadPool", "ProcessPool", "PoolClosed", "WorkerDied"]
 
 _JOIN_BUDGET = 0.25  # seconds shutdown waits for workers that are about to finish
 _FINISH = threading.Lock()
@@ -31,6 +31,10 @@ _FINISH = threading.Lock()
 
 class PoolClosed(RuntimeError):
     """The pool was shut down while a task was pending (the iterator stopped)."""
+
+
+class WorkerDied(RuntimeError):
+    """A worker process exited while it held a task."""
 
 
 class Task:
@@ -217,6 +221,8 @@ class ProcessPool:
                 raise PoolClosed("the worker pool was shut down")
             busy = [w for w in self._workers if w.task is not None]
             if not busy:
+                if not self._backlog:  # nothing holds the task: never spin on it
+                    raise PoolClosed("the task was dropped")
                 self._dispatch()
                 continue
             try:
@@ -274,6 +280,3 @@ class ProcessPool:
             except OSError:
                 pass
 
-
-class WorkerDied(RuntimeError):
-    """A worker process exited while it held a task."""
