@@ -49,7 +49,7 @@ def test_first_row_arrives_after_about_one_call_and_break_does_not_wait(processe
     assert time.monotonic() - start < 2.0  # ~0.04 s unloaded
     start = time.monotonic()
     it.stop()
-    assert time.monotonic() - start < 2.0  # ~0.25 s: the busy worker's join budget
+    assert time.monotonic() - start < 2.0  # ~0.01 s: busy workers are not waited for
     assert float(row[0]) == 0.0
 
 

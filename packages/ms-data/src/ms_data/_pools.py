@@ -73,6 +73,7 @@ class ThreadPool:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._pending: set[Task] = set()
+        self._running = 0
         self._threads = [threading.Thread(target=self._work, name=f"ms_data_worker_{i}",
                                           daemon=True) for i in range(workers)]
         for t in self._threads:
@@ -83,13 +84,16 @@ class ThreadPool:
             task = self._queue.get()
             if task is None:
                 return
-            if task.done.is_set():
-                continue
+            with self._lock:
+                if task.done.is_set():  # cancelled, or failed by shutdown
+                    continue
+                self._running += 1
             try:
                 task.finish(self.fn(task.item))
             except BaseException as exc:  # noqa: BLE001 -- handed to the waiting consumer
                 task.finish(error=exc)
             with self._lock:
+                self._running -= 1
                 self._pending.discard(task)
             del task
 
@@ -116,11 +120,13 @@ class ThreadPool:
         with self._lock:
             self.closed = True
             pending, self._pending = self._pending, set()
+            busy = self._running
         for task in pending:
             task.finish(error=PoolClosed("the worker pool was shut down"))
         for _ in self._threads:
             self._queue.put(None)
-        _join_all(self._threads, time.monotonic() + _JOIN_BUDGET)
+        if not busy:  # idle threads exit at once; a busy one is not waited for at all
+            _join_all(self._threads, time.monotonic() + _JOIN_BUDGET)
 
 
 def _serve(conn, fn) -> None:
