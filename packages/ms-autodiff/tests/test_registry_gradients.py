@@ -22,5 +22,5 @@ def test_operator_gradient(entry):
     samples = reg.lookup("op_sample", op.name)
     if samples is None:
         pytest.fail(f"{op.name} (plugin {entry.plugin!r}) has no sample inputs: register "
-                    "them with the ms_register_op_samples hook")
+                    "them with @Op.samples next to its definition")
     check_op_gradients(op, samples)

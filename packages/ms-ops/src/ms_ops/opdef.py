@@ -114,13 +114,14 @@ class OpDef:
         methods: the ``Tensor`` methods that call it with the tensor first; a binary
             dunder (``"__add__"``) brings its reflected form (``"__radd__"``).
         c_template: C source for ms-lite's code generator, registered with the operator.
+        aliases: other MindSpore class names of the Primitive (``"Conv2DTranspose"``).
     """
 
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
                  nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
                  inplace: int | tuple | None = None, writes: tuple = (), doc: str = "",
-                 functional=(), methods=(), c_template: str | None = None):
+                 functional=(), methods=(), c_template: str | None = None, aliases=()):
         self.name = name
         # The module that defines the operator (through a factory in it, or directly):
         # ``ms_ops.defs.operators(module)`` lists a family's own operators by it.
@@ -148,6 +149,7 @@ class OpDef:
         self.functional = (functional,) if isinstance(functional, str) else tuple(functional)
         self.methods = (methods,) if isinstance(methods, str) else tuple(methods)
         self.c_template = c_template
+        self.aliases = tuple(aliases)
         self.kernels: dict[str, tuple] = {}  # backend -> (fn, dtypes, out)
         self.bprop_fn = None
         self.samples_fn = None
@@ -196,7 +198,8 @@ class OpDef:
                             ("c_template", self.c_template)):
             if value is not None:
                 yield kind, self.name, None, value, {}
-        yield "function", self.name, None, self.primitive, {}
+        for name in (self.name, *self.aliases):
+            yield "function", name, None, self.primitive, {}
         for name in self.functional:
             yield "function", name, None, self, {}
         for name in self.methods:

@@ -16,9 +16,67 @@ import math
 import numpy as np
 
 from ms_ops.infer import BOOL, broadcast_shapes, check_int, normalize_axes, normalize_axis
-from ms_ops.opdef import ALL, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import ALL, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
+
+
+def normalize_perm(perm, ndim: int, name: str = "input_perm") -> tuple:
+    """``perm`` as non-negative axes, checked to be a permutation of ``range(ndim)``."""
+    if not isinstance(perm, (tuple, list)):
+        raise TypeError(f"{name} must be a tuple of ints, got {type(perm).__name__}")
+    axes = tuple(normalize_axis(a, ndim, name) for a in perm)
+    if len(axes) != ndim or len(set(axes)) != ndim:
+        raise ValueError(f"{name} {tuple(perm)} is not a permutation of the {ndim} axes")
+    return axes
+
+
+def squeezed_axes(shape: tuple, axis) -> tuple:
+    """The size-1 axes among ``axis`` (every size-1 axis when ``()``/``None``).
+
+    Axes of another size are kept, as MindSpore 2.x does, instead of raising.
+    """
+    if axis is None or axis == () or axis == []:
+        return tuple(i for i, d in enumerate(shape) if d == 1)
+    return tuple(a for a in normalize_axes(axis, len(shape)) if shape[a] == 1)
+
+
+def tiled_shapes(shape: tuple, multiples: tuple) -> tuple:
+    """(input shape, multiples), both padded with leading 1s to one length."""
+    n = max(len(shape), len(multiples))
+    return (1,) * (n - len(shape)) + tuple(shape), (1,) * (n - len(multiples)) + tuple(multiples)
+
+
+def roll_axes(shifts, dims, ndim: int) -> tuple:
+    """(shifts, axes) as equal-length tuples; ``dims=None`` rolls the flattened input."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise ValueError(f"shifts {shifts} needs dims when it has more than one entry")
+        return shifts, None
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ValueError(f"shifts {shifts} and dims {dims} must have the same length")
+    for s in shifts:
+        check_int("shifts", s)
+    return shifts, tuple(normalize_axis(d, ndim, "dims") for d in dims)
+
+
+def reshape_like_bprop(x, out, dout, **_):
+    return (Reshape(dout, x.shape),)
+
+
+def _flat_range(ndim, start_dim, end_dim):
+    if ndim == 0:
+        return 0, 0
+    return normalize_axis(start_dim, ndim, "start_dim"), normalize_axis(end_dim, ndim, "end_dim")
+
+
+def _shape_args(shape):
+    """``t.reshape(2, 3)`` and ``t.reshape((2, 3))`` both mean shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
 
 
 def _reshape_infer(x, shape):
@@ -40,6 +98,22 @@ def _reshape_infer(x, shape):
 
 Reshape = OpDef("Reshape", (Arg("input_x"), Arg("input_shape", STATIC)), infer=_reshape_infer,
                 doc="The same data with a new shape (one dimension may be -1).")
+
+
+@Reshape.kernel("CPU", dtypes=ALL)
+def reshape_cpu(x, input_shape):
+    return np.reshape(x, input_shape)
+
+
+@Reshape.bprop
+def reshape_bprop(x, shape, out, dout):
+    return (Reshape(dout, x.shape), None)
+
+
+@Reshape.samples
+def _reshape(rng):
+    yield (rng.standard_normal((2, 3, 4)), (4, -1)), {}
+    yield (rng.standard_normal((6,)), (2, 1, 3)), {}
 
 
 def _broadcast_to_infer(x, shape):
@@ -68,6 +142,34 @@ BroadcastTo = OpDef("BroadcastTo", (Arg("input_x"),), (Attr("shape"),),
                     doc="Broadcast to ``shape`` (-1 keeps a dim); a new, writable array.")
 
 
+@BroadcastTo.kernel("CPU", dtypes=ALL)
+def broadcast_to_cpu(x, shape):
+    # A broadcast view is read-only and has zero strides: an in-place update or a user
+    # writing through asnumpy() would fail (or write one value many times), and kernels
+    # that want C-contiguous input would copy it anyway. MindSpore's BroadcastTo also
+    # makes a new tensor, so the result is materialized once here.
+    shape = tuple(d if t == -1 else t for d, t in
+                  zip((1,) * (len(shape) - x.ndim) + x.shape, shape))
+    if shape == x.shape:
+        return x
+    out = np.empty(shape, dtype=x.dtype)
+    out[...] = x
+    return out
+
+
+@BroadcastTo.bprop
+def broadcast_to_bprop(x, out, dout, shape):
+    from ms_ops.defs._grad_util import sum_to
+
+    return (sum_to(dout, x.shape),)
+
+
+@BroadcastTo.samples
+def _broadcast_to(rng):
+    yield (rng.standard_normal((3, 1)),), {"shape": (2, 3, 4)}
+    yield (rng.standard_normal((1, 4)),), {"shape": (3, -1)}
+
+
 def _cast_infer(x, dtype):
     if not isinstance(dtype, mstype.DType):
         raise TypeError(f"dtype must be a microspore dtype (e.g. float32), got {dtype!r}")
@@ -78,14 +180,20 @@ Cast = OpDef("Cast", (Arg("input_x"), Arg("dtype", STATIC)), infer=_cast_infer,
              doc="Convert to ``dtype``.")
 
 
-def normalize_perm(perm, ndim: int, name: str = "input_perm") -> tuple:
-    """``perm`` as non-negative axes, checked to be a permutation of ``range(ndim)``."""
-    if not isinstance(perm, (tuple, list)):
-        raise TypeError(f"{name} must be a tuple of ints, got {type(perm).__name__}")
-    axes = tuple(normalize_axis(a, ndim, name) for a in perm)
-    if len(axes) != ndim or len(set(axes)) != ndim:
-        raise ValueError(f"{name} {tuple(perm)} is not a permutation of the {ndim} axes")
-    return axes
+@Cast.kernel("CPU", dtypes=ALL)
+def cast_cpu(x, dtype):
+    return x.astype(dtype.np)
+
+
+@Cast.bprop
+def cast_bprop(x, dtype, out, dout):
+    return (Cast(dout, x.dtype), None)
+
+
+@Cast.samples
+def _cast(rng):
+    # float64 -> float64 only: a narrower float would drown finite differences in rounding.
+    yield (rng.standard_normal((2, 3)), mstype.float64), {}
 
 
 def _transpose_infer(x, perm):
@@ -96,6 +204,23 @@ def _transpose_infer(x, perm):
 Transpose = OpDef("Transpose", (Arg("input_x"), Arg("input_perm", STATIC)),
                   infer=_transpose_infer, doc="Permute the axes: output axis i is input "
                                               "axis ``input_perm[i]``.")
+
+
+@Transpose.kernel("CPU", dtypes=ALL)
+def transpose_cpu(x, input_perm):
+    return np.transpose(x, input_perm)
+
+
+@Transpose.bprop
+def transpose_bprop(x, perm, out, dout):
+    inverse = tuple(int(i) for i in np.argsort(normalize_perm(perm, x.ndim)))
+    return (Transpose(dout, inverse), None)
+
+
+@Transpose.samples
+def _transpose(rng):
+    yield (rng.standard_normal((2, 3, 4)), (2, 0, 1)), {}
+    yield (rng.standard_normal((3, 4)), (1, 0)), {}
 
 
 def _expand_dims_infer(x, axis):
@@ -111,14 +236,20 @@ ExpandDims = OpDef("ExpandDims", (Arg("input_x"), Arg("axis", STATIC)),
                    infer=_expand_dims_infer, doc="Insert an axis of size 1 at ``axis``.")
 
 
-def squeezed_axes(shape: tuple, axis) -> tuple:
-    """The size-1 axes among ``axis`` (every size-1 axis when ``()``/``None``).
+@ExpandDims.kernel("CPU", dtypes=ALL)
+def expand_dims_cpu(x, axis):
+    return np.expand_dims(x, axis)
 
-    Axes of another size are kept, as MindSpore 2.x does, instead of raising.
-    """
-    if axis is None or axis == () or axis == []:
-        return tuple(i for i, d in enumerate(shape) if d == 1)
-    return tuple(a for a in normalize_axes(axis, len(shape)) if shape[a] == 1)
+
+@ExpandDims.bprop
+def expand_dims_bprop(x, axis, out, dout):
+    return (Reshape(dout, x.shape), None)
+
+
+@ExpandDims.samples
+def _expand_dims(rng):
+    yield (rng.standard_normal((2, 3)), 1), {}
+    yield (rng.standard_normal((2, 3)), -1), {}
 
 
 def _squeeze_infer(x, axis=()):
@@ -128,6 +259,20 @@ def _squeeze_infer(x, axis=()):
 
 Squeeze = OpDef("Squeeze", (Arg("input"),), (Attr("axis", ()),), infer=_squeeze_infer,
                 doc="Remove size-1 axes (those in ``axis``, or all of them).")
+
+
+@Squeeze.kernel("CPU", dtypes=ALL)
+def squeeze_cpu(x, axis=()):
+    return np.squeeze(x, squeezed_axes(x.shape, axis))
+
+
+Squeeze.bprop(reshape_like_bprop)
+
+
+@Squeeze.samples
+def _squeeze(rng):
+    yield (rng.standard_normal((2, 1, 3, 1)),), {"axis": ()}
+    yield (rng.standard_normal((2, 1, 3, 1)),), {"axis": (1,)}
 
 
 def _flatten_infer(x):
@@ -140,10 +285,17 @@ Flatten = OpDef("Flatten", (Arg("input_x"),), infer=_flatten_infer,
                 doc="Keep axis 0 and flatten the rest: shape (N, -1).")
 
 
-def tiled_shapes(shape: tuple, multiples: tuple) -> tuple:
-    """(input shape, multiples), both padded with leading 1s to one length."""
-    n = max(len(shape), len(multiples))
-    return (1,) * (n - len(shape)) + tuple(shape), (1,) * (n - len(multiples)) + tuple(multiples)
+@Flatten.kernel("CPU", dtypes=ALL)
+def flatten_cpu(x):
+    return np.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
+
+
+Flatten.bprop(reshape_like_bprop)
+
+
+@Flatten.samples
+def _flatten(rng):
+    yield (rng.standard_normal((2, 3, 2)),), {}
 
 
 def _tile_infer(x, dims):
@@ -159,6 +311,28 @@ Tile = OpDef("Tile", (Arg("input"), Arg("dims", STATIC)), infer=_tile_infer,
              doc="Repeat the whole input ``dims[i]`` times along each axis.")
 
 
+@Tile.kernel("CPU", dtypes=ALL)
+def tile_cpu(x, dims):
+    return np.tile(x, dims)
+
+
+@Tile.bprop
+def tile_bprop(x, dims, out, dout):
+    from ms_ops.defs.reduction import ReduceSum
+
+    shape, mult = tiled_shapes(x.shape, dims)
+    # Output axis i is (multiple m_i, size s_i) interleaved: sum over the multiples.
+    split = Reshape(dout, tuple(v for pair in zip(mult, shape) for v in pair))
+    summed = ReduceSum(split, tuple(range(0, 2 * len(shape), 2)))
+    return (Reshape(summed, x.shape), None)
+
+
+@Tile.samples
+def _tile(rng):
+    yield (rng.standard_normal((2, 3)), (2, 1, 2)), {}
+    yield (rng.standard_normal((3,)), (3,)), {}
+
+
 def _reverse_infer(x, axis):
     normalize_axes(axis, x.ndim)
     return TensorSpec(x.shape, x.dtype)
@@ -168,19 +342,20 @@ ReverseV2 = OpDef("ReverseV2", (Arg("input"),), (Attr("axis"),), infer=_reverse_
                   doc="Reverse the order of elements along each axis in ``axis``.")
 
 
-def roll_axes(shifts, dims, ndim: int) -> tuple:
-    """(shifts, axes) as equal-length tuples; ``dims=None`` rolls the flattened input."""
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    if dims is None:
-        if len(shifts) != 1:
-            raise ValueError(f"shifts {shifts} needs dims when it has more than one entry")
-        return shifts, None
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    if len(shifts) != len(dims):
-        raise ValueError(f"shifts {shifts} and dims {dims} must have the same length")
-    for s in shifts:
-        check_int("shifts", s)
-    return shifts, tuple(normalize_axis(d, ndim, "dims") for d in dims)
+@ReverseV2.kernel("CPU", dtypes=ALL)
+def reverse_cpu(x, axis):
+    return np.flip(x, axis)
+
+
+@ReverseV2.bprop
+def reverse_bprop(x, out, dout, axis):
+    return (ReverseV2(dout, axis=axis),)
+
+
+@ReverseV2.samples
+def _reverse(rng):
+    yield (rng.standard_normal((2, 3, 4)),), {"axis": (0, 2)}
+    yield (rng.standard_normal((5,)),), {"axis": (-1,)}
 
 
 def _roll_infer(x, shifts, dims=None):
@@ -191,8 +366,42 @@ def _roll_infer(x, shifts, dims=None):
 Roll = OpDef("Roll", (Arg("input"),), (Attr("shifts"), Attr("dims", None)), infer=_roll_infer,
              doc="Shift elements along ``dims`` circularly (the flattened input if None).")
 
+
+@Roll.kernel("CPU", dtypes=ALL)
+def roll_cpu(x, shifts, dims=None):
+    shifts, axes = roll_axes(shifts, dims, x.ndim)
+    return np.roll(x, shifts[0] if axes is None else shifts, axes)
+
+
+@Roll.bprop
+def roll_bprop(x, out, dout, shifts, dims=None):
+    back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+    return (Roll(dout, shifts=back, dims=dims),)
+
+
+@Roll.samples
+def _roll(rng):
+    yield (rng.standard_normal((3, 4)),), {"shifts": 1, "dims": None}
+    yield (rng.standard_normal((3, 4)),), {"shifts": (1, -2), "dims": (0, 1)}
+
+
 Identity = OpDef("Identity", (Arg("input_x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
                  doc="A copy of the input.")
+
+
+@Identity.kernel("CPU", dtypes=ALL)
+def identity_cpu(x):
+    return x.copy()
+
+
+@Identity.bprop
+def identity_bprop(x, out, dout):
+    return (dout,)
+
+
+@Identity.samples
+def _identity(rng):
+    yield (rng.standard_normal((2, 3)),), {}
 
 
 def _select_infer(condition, x, y):
@@ -207,117 +416,12 @@ Select = OpDef("Select", (Arg("condition", promote=False), Arg("x"), Arg("y")),
                doc="x where condition is True, else y; broadcasting, x and y promoted.")
 
 
-# -- kernels ------------------------------------------------------------------------
-def reshape_cpu(x, input_shape):
-    return np.reshape(x, input_shape)
-
-
-def broadcast_to_cpu(x, shape):
-    # A broadcast view is read-only and has zero strides: an in-place update or a user
-    # writing through asnumpy() would fail (or write one value many times), and kernels
-    # that want C-contiguous input would copy it anyway. MindSpore's BroadcastTo also
-    # makes a new tensor, so the result is materialized once here.
-    shape = tuple(d if t == -1 else t for d, t in
-                  zip((1,) * (len(shape) - x.ndim) + x.shape, shape))
-    if shape == x.shape:
-        return x
-    out = np.empty(shape, dtype=x.dtype)
-    out[...] = x
-    return out
-
-
-def cast_cpu(x, dtype):
-    return x.astype(dtype.np)
-
-
-def transpose_cpu(x, input_perm):
-    return np.transpose(x, input_perm)
-
-
-def expand_dims_cpu(x, axis):
-    return np.expand_dims(x, axis)
-
-
-def squeeze_cpu(x, axis=()):
-    return np.squeeze(x, squeezed_axes(x.shape, axis))
-
-
-def flatten_cpu(x):
-    return np.reshape(x, (x.shape[0], math.prod(x.shape[1:])))
-
-
-def tile_cpu(x, dims):
-    return np.tile(x, dims)
-
-
-def reverse_cpu(x, axis):
-    return np.flip(x, axis)
-
-
-def roll_cpu(x, shifts, dims=None):
-    shifts, axes = roll_axes(shifts, dims, x.ndim)
-    return np.roll(x, shifts[0] if axes is None else shifts, axes)
-
-
-def identity_cpu(x):
-    return x.copy()
-
-
+@Select.kernel("CPU", dtypes=ALL)
 def select_cpu(condition, x, y):
     return np.where(condition, x, y)
 
 
-# -- gradients ----------------------------------------------------------------------
-def reshape_bprop(x, shape, out, dout):
-    return (Reshape(dout, x.shape), None)
-
-
-def broadcast_to_bprop(x, out, dout, shape):
-    from ms_ops.defs._grad_util import sum_to
-
-    return (sum_to(dout, x.shape),)
-
-
-def cast_bprop(x, dtype, out, dout):
-    return (Cast(dout, x.dtype), None)
-
-
-def transpose_bprop(x, perm, out, dout):
-    inverse = tuple(int(i) for i in np.argsort(normalize_perm(perm, x.ndim)))
-    return (Transpose(dout, inverse), None)
-
-
-def expand_dims_bprop(x, axis, out, dout):
-    return (Reshape(dout, x.shape), None)
-
-
-def reshape_like_bprop(x, out, dout, **_):
-    return (Reshape(dout, x.shape),)
-
-
-def tile_bprop(x, dims, out, dout):
-    from ms_ops.defs.reduction import ReduceSum
-
-    shape, mult = tiled_shapes(x.shape, dims)
-    # Output axis i is (multiple m_i, size s_i) interleaved: sum over the multiples.
-    split = Reshape(dout, tuple(v for pair in zip(mult, shape) for v in pair))
-    summed = ReduceSum(split, tuple(range(0, 2 * len(shape), 2)))
-    return (Reshape(summed, x.shape), None)
-
-
-def reverse_bprop(x, out, dout, axis):
-    return (ReverseV2(dout, axis=axis),)
-
-
-def roll_bprop(x, out, dout, shifts, dims=None):
-    back = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
-    return (Roll(dout, shifts=back, dims=dims),)
-
-
-def identity_bprop(x, out, dout):
-    return (dout,)
-
-
+@Select.bprop
 def select_bprop(condition, x, y, out, dout):
     from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
 
@@ -326,55 +430,48 @@ def select_bprop(condition, x, y, out, dout):
             grad_for(y, sum_to(Select(condition, 0, dout), shape_of(y))))
 
 
-PRIMITIVES = (Reshape, BroadcastTo, Cast, Transpose, ExpandDims, Squeeze, Flatten, Tile,
-              ReverseV2, Roll, Identity, Select)
-CPU_KERNELS = {
-    Reshape: (reshape_cpu, ALL), BroadcastTo: (broadcast_to_cpu, ALL), Cast: (cast_cpu, ALL),
-    Transpose: (transpose_cpu, ALL), ExpandDims: (expand_dims_cpu, ALL),
-    Squeeze: (squeeze_cpu, ALL), Flatten: (flatten_cpu, ALL), Tile: (tile_cpu, ALL),
-    ReverseV2: (reverse_cpu, ALL), Roll: (roll_cpu, ALL), Identity: (identity_cpu, ALL),
-    Select: (select_cpu, ALL),
-}
-BPROPS = {
-    Reshape: reshape_bprop, BroadcastTo: broadcast_to_bprop, Cast: cast_bprop,
-    Transpose: transpose_bprop, ExpandDims: expand_dims_bprop, Squeeze: reshape_like_bprop,
-    Flatten: reshape_like_bprop, Tile: tile_bprop, ReverseV2: reverse_bprop,
-    Roll: roll_bprop, Identity: identity_bprop, Select: select_bprop,
-}
+@Select.samples
+def _select(rng):
+    yield (rng.random((2, 3)) < 0.5, rng.standard_normal((2, 3)),
+           rng.standard_normal((2, 3))), {}
+    # condition, x and y broadcast against each other
+    yield (rng.random((1, 3)) < 0.5, rng.standard_normal((2, 1)),
+           rng.standard_normal((3,))), {}
+    yield (np.array([True, False, True]), rng.standard_normal((2, 3)),
+           rng.standard_normal((1,))), {}
 
 
-# -- functional forms (MindSpore 2.x signatures) --------------------------------------
+@functional("reshape")
 def reshape(input, shape):
     """``ops.reshape``: the same data in ``shape`` (one dimension may be -1)."""
     return Reshape(input, tuple(shape))
 
 
+@functional("transpose")
 def transpose(input, input_perm):
     """``ops.transpose``: output axis i is input axis ``input_perm[i]``."""
     return Transpose(input, tuple(input_perm))
 
 
+@functional("expand_dims")
 def expand_dims(input_x, axis):
     """``ops.expand_dims``: insert a size-1 axis at ``axis``."""
     return ExpandDims(input_x, axis)
 
 
+@functional("unsqueeze")
 def unsqueeze(input, dim):
     """``ops.unsqueeze``: insert a size-1 axis at ``dim``."""
     return ExpandDims(input, dim)
 
 
+@functional("squeeze")
 def squeeze(input, axis=None):
     """``ops.squeeze``: remove the size-1 axes in ``axis`` (all of them if None)."""
     return Squeeze(input, axis=() if axis is None else axis)
 
 
-def _flat_range(ndim, start_dim, end_dim):
-    if ndim == 0:
-        return 0, 0
-    return normalize_axis(start_dim, ndim, "start_dim"), normalize_axis(end_dim, ndim, "end_dim")
-
-
+@functional("flatten")
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     """``ops.flatten``: merge axes ``start_dim..end_dim``; order 'F' reverses the axes first.
 
@@ -395,36 +492,43 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):
     return Reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
 
 
+@functional("tile")
 def tile(input, dims):
     """``ops.tile``: repeat ``input`` ``dims[i]`` times along each axis."""
     return Tile(input, tuple(dims))
 
 
+@functional("broadcast_to")
 def broadcast_to(input, shape):
     """``ops.broadcast_to``: ``input`` broadcast to ``shape`` (-1 keeps a dimension)."""
     return BroadcastTo(input, tuple(shape))
 
 
+@functional("cast")
 def cast(input, dtype):
     """``ops.cast``: ``input`` converted to ``dtype``."""
     return Cast(input, dtype)
 
 
+@functional("flip")
 def flip(input, dims):
     """``ops.flip``: reverse the order of elements along ``dims``."""
     return ReverseV2(input, axis=(dims,) if isinstance(dims, int) else tuple(dims))
 
 
+@functional("roll")
 def roll(input, shifts, dims=None):
     """``ops.roll``: shift elements circularly along ``dims`` (the flattened input if None)."""
     return Roll(input, shifts=shifts, dims=dims)
 
 
+@functional("permute")
 def permute(input, axis):
     """``ops.permute``: output axis i is input axis ``axis[i]``."""
     return Transpose(input, tuple(axis))
 
 
+@functional("swapaxes")
 def swapaxes(input, axis0, axis1):
     """``ops.swapaxes``: exchange two axes."""
     perm = list(range(input.ndim))
@@ -433,6 +537,7 @@ def swapaxes(input, axis0, axis1):
     return Transpose(input, tuple(perm))
 
 
+@functional("moveaxis")
 def moveaxis(x, source, destination):
     """``ops.moveaxis``: move axes ``source`` to positions ``destination``."""
     src = (source,) if isinstance(source, int) else tuple(source)
@@ -448,58 +553,50 @@ def moveaxis(x, source, destination):
     return Transpose(x, tuple(rest))
 
 
+@functional("identity")
 def identity(x):
     """``ops.identity``: a copy of ``x``."""
     return Identity(x)
 
 
+@functional("select", "where")
 def select(condition, input, other):
     """``ops.select``/``ops.where``: ``input`` where ``condition``, else ``other``."""
     return Select(condition, input, other)
 
 
-FUNCTIONS = {
-    "reshape": reshape, "transpose": transpose, "expand_dims": expand_dims,
-    "unsqueeze": unsqueeze, "squeeze": squeeze, "flatten": flatten, "tile": tile,
-    "broadcast_to": broadcast_to, "cast": cast, "flip": flip, "roll": roll,
-    "permute": permute, "swapaxes": swapaxes, "moveaxis": moveaxis, "identity": identity,
-    "select": select, "where": select,
-}
-
-
-# -- Tensor methods -------------------------------------------------------------------
-def _shape_args(shape):
-    """``t.reshape(2, 3)`` and ``t.reshape((2, 3))`` both mean shape (2, 3)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
-
-
+@functional(methods=("reshape", "view"))
 def _t_reshape(self, *shape):
     return Reshape(self, _shape_args(shape))
 
 
+@functional(methods="transpose")
 def _t_transpose(self, *axes):
     perm = _shape_args(axes)
     return Transpose(self, perm if perm else tuple(range(self.ndim - 1, -1, -1)))
 
 
+@functional(methods="permute")
 def _t_permute(self, *axis):
     return Transpose(self, _shape_args(axis))
 
 
+@functional(methods=("expand_dims", "unsqueeze"))
 def _t_expand_dims(self, axis):
     return ExpandDims(self, axis)
 
 
+@functional(methods="squeeze")
 def _t_squeeze(self, axis=None):
     return squeeze(self, axis)
 
 
+@functional(methods="flatten")
 def _t_flatten(self, order="C", *, start_dim=0, end_dim=-1):
     return flatten(self, order, start_dim=start_dim, end_dim=end_dim)
 
 
+@functional(methods="astype")
 def _t_astype(self, dtype, copy=True):
     if not isinstance(dtype, mstype.DType):
         dtype = mstype.from_numpy(np.dtype(dtype))
@@ -508,18 +605,22 @@ def _t_astype(self, dtype, copy=True):
     return Cast(self, dtype) if dtype is not self.dtype else Identity(self)
 
 
+@functional(methods="swapaxes")
 def _t_swapaxes(self, axis0, axis1):
     return swapaxes(self, axis0, axis1)
 
 
+@functional(methods="broadcast_to")
 def _t_broadcast_to(self, shape):
     return broadcast_to(self, shape)
 
 
+@functional(methods="tile")
 def _t_tile(self, reps):
     return Tile(self, (reps,) if isinstance(reps, int) else tuple(reps))
 
 
+@functional(methods="repeat")
 def _t_repeat(self, repeats, axis=None):
     """numpy's ``repeat``: each element ``repeats`` times along ``axis`` (flattened if None)."""
     x = self if axis is not None else Reshape(self, (-1,))
@@ -540,31 +641,26 @@ def _t_repeat(self, repeats, axis=None):
     return Gather(x, Tensor(np.repeat(np.arange(x.shape[a]), counts)), a)
 
 
+@functional(methods="T", prop=True)
 def _t_transposed(self):
     return Transpose(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
+@functional(methods="ravel")
 def _t_ravel(self):
     return Reshape(self, (-1,))
 
 
+@functional(methods="flip")
 def _t_flip(self, dims):
     return flip(self, dims)
 
 
+@functional(methods="roll")
 def _t_roll(self, shifts, dims=None):
     return Roll(self, shifts=shifts, dims=dims)
 
 
+@functional(methods="moveaxis")
 def _t_moveaxis(self, source, destination):
     return moveaxis(self, source, destination)
-
-
-TENSOR_METHODS = {
-    "reshape": _t_reshape, "view": _t_reshape, "transpose": _t_transpose,
-    "permute": _t_permute, "expand_dims": _t_expand_dims, "unsqueeze": _t_expand_dims,
-    "squeeze": _t_squeeze, "flatten": _t_flatten, "astype": _t_astype,
-    "swapaxes": _t_swapaxes, "broadcast_to": _t_broadcast_to, "tile": _t_tile,
-    "repeat": _t_repeat, "T": property(_t_transposed), "ravel": _t_ravel, "flip": _t_flip,
-    "roll": _t_roll, "moveaxis": _t_moveaxis,
-}

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from ms_ops.infer import check_dtype, check_int
-from ms_ops.opdef import ALL, INTS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import ALL, INTS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
@@ -34,29 +34,9 @@ def check_type(name: str, dtype) -> mstype.DType:
     return dtype
 
 
-def _fill_infer(type, shape, value):
-    if math.prod(value.shape) != 1:
-        raise ValueError(f"value must hold one element, got shape {value.shape}")
-    return TensorSpec(check_shape("shape", shape), check_type("type", type))
-
-
-Fill = OpDef("Fill", (Arg("type", STATIC), Arg("shape", STATIC), Arg("value", promote=False)),
-             infer=_fill_infer, doc="A tensor of ``shape`` and ``type`` filled with ``value``.")
-
-
 def _constant_infer(size, dtype=None):
     return TensorSpec(check_shape("size", size),
                       mstype.float32 if dtype is None else check_type("dtype", dtype))
-
-
-Zeros = OpDef("Zeros", (Arg("size", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
-              differentiable=False, doc="Zeros of ``size`` (float32 unless ``dtype``).")
-Ones = OpDef("Ones", (Arg("shape", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
-             differentiable=False, doc="Ones of ``shape`` (float32 unless ``dtype``).")
-ZerosLike = OpDef("ZerosLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
-                  differentiable=False, doc="Zeros of the input's shape and dtype.")
-OnesLike = OpDef("OnesLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
-                 differentiable=False, doc="Ones of the input's shape and dtype.")
 
 
 def scalar(name: str, v):
@@ -78,6 +58,104 @@ def range_length(start, end, step) -> int:
     return max(math.ceil((end - start) / step), 0)
 
 
+def _dtype_of(value):
+    """MindSpore 2.x's dtype for a fill value: a tensor's own, else bool/int64/float32."""
+    if isinstance(value, Tensor):
+        return value.dtype
+    if isinstance(value, (bool, np.bool_)):
+        return mstype.bool_
+    if isinstance(value, numbers.Integral):
+        return mstype.int64
+    if isinstance(value, numbers.Real):
+        return mstype.float32
+    return mstype.complex64
+
+
+def _typed(*bounds):
+    # Dispatch keys static inputs by value, and 5 == 5.0: as 0-d arrays, the bounds' types
+    # (which decide int64 or float32) become part of the key.
+    return tuple(np.asarray(b) if isinstance(b, (int, float)) else b for b in bounds)
+
+
+# Sample inputs shared by several operators: Samples for the creation operators (Fill,
+# Zeros, Range, Eye, OneHot, ...).
+def _constant(rng):
+    yield ((2, 3), mstype.float32), {}
+    yield ((4,), None), {}
+
+
+def _like(rng):
+    yield (rng.standard_normal((2, 3)),), {}
+
+
+def _fill_infer(type, shape, value):
+    if math.prod(value.shape) != 1:
+        raise ValueError(f"value must hold one element, got shape {value.shape}")
+    return TensorSpec(check_shape("shape", shape), check_type("type", type))
+
+
+Fill = OpDef("Fill", (Arg("type", STATIC), Arg("shape", STATIC), Arg("value", promote=False)),
+             infer=_fill_infer, doc="A tensor of ``shape`` and ``type`` filled with ``value``.")
+
+
+@Fill.kernel("CPU", dtypes=ALL)
+def fill_cpu(value, type, shape):
+    return np.full(shape, value.reshape(()), dtype=type.np)
+
+
+@Fill.bprop
+def fill_bprop(type, shape, value, out, dout):
+    if not isinstance(value, Tensor):
+        return (None, None, None)
+    from ms_ops.defs.array import Cast, Reshape
+    from ms_ops.defs.reduction import ReduceSum
+
+    total = Reshape(ReduceSum(dout, ()), value.shape)
+    return (None, None, total if total.dtype is value.dtype else Cast(total, value.dtype))
+
+
+@Fill.samples
+def _fill(rng):
+    yield (mstype.float64, (2, 3), rng.standard_normal(())), {}
+    yield (mstype.float64, (4,), rng.standard_normal((1,))), {}
+
+
+Zeros = OpDef("Zeros", (Arg("size", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
+              differentiable=False, doc="Zeros of ``size`` (float32 unless ``dtype``).")
+
+
+@Zeros.kernel("CPU", dtypes=ALL)
+def zeros_cpu(size, dtype=None):
+    return np.zeros(check_shape("size", size), (dtype or mstype.float32).np)
+
+
+Zeros.samples(_constant)
+
+
+Ones = OpDef("Ones", (Arg("shape", STATIC), Arg("dtype", STATIC, None)), infer=_constant_infer,
+             differentiable=False, doc="Ones of ``shape`` (float32 unless ``dtype``).")
+
+
+@Ones.kernel("CPU", dtypes=ALL)
+def ones_cpu(shape, dtype=None):
+    return np.ones(check_shape("shape", shape), (dtype or mstype.float32).np)
+
+
+Ones.samples(_constant)
+
+
+ZerosLike = OpDef("ZerosLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
+                  differentiable=False, doc="Zeros of the input's shape and dtype.")
+ZerosLike.kernel("CPU", dtypes=ALL)(np.zeros_like)
+ZerosLike.samples(_like)
+
+
+OnesLike = OpDef("OnesLike", (Arg("x"),), infer=lambda x: TensorSpec(x.shape, x.dtype),
+                 differentiable=False, doc="Ones of the input's shape and dtype.")
+OnesLike.kernel("CPU", dtypes=ALL)(np.ones_like)
+OnesLike.samples(_like)
+
+
 def _range_infer(start, end, step, maxlen=1000000):
     values = [scalar(n, v) for n, v in (("start", start), ("end", end), ("step", step))]
     n = range_length(*values)
@@ -93,6 +171,18 @@ Range = OpDef("Range", (Arg("start", STATIC), Arg("end", STATIC), Arg("step", ST
                   "else float32.")
 
 
+@Range.kernel("CPU", dtypes=ALL)
+def range_cpu(start, end, step, maxlen=1000000):
+    return np.arange(scalar("start", start), scalar("end", end), scalar("step", step))
+
+
+@Range.samples
+def _range_samples(rng):
+    yield (0, 5, 1), {}
+    yield (0.5, 2.0, 0.25), {}
+    yield (4, -3, -2), {}
+
+
 def _eye_infer(n, m, dtype):
     check_int("n", n, minimum=0)
     check_int("m", m, minimum=0)
@@ -101,6 +191,17 @@ def _eye_infer(n, m, dtype):
 
 Eye = OpDef("Eye", (Arg("n", STATIC), Arg("m", STATIC), Arg("dtype", STATIC)), infer=_eye_infer,
             differentiable=False, doc="An n x m matrix with ones on the diagonal.")
+
+
+@Eye.kernel("CPU", dtypes=ALL)
+def eye_cpu(n, m, dtype):
+    return np.eye(n, m, dtype=dtype.np)
+
+
+@Eye.samples
+def _eye(rng):
+    yield (3, 4, mstype.float32), {}
+    yield (2, 2, mstype.int32), {}
 
 
 def _one_hot_infer(indices, depth, on_value, off_value, axis=-1):
@@ -125,27 +226,7 @@ OneHot = OpDef("OneHot", (Arg("indices", promote=False), Arg("depth", STATIC), A
                    "(indices outside [0, depth) give a row of off_value).")
 
 
-# -- kernels ------------------------------------------------------------------------
-def fill_cpu(value, type, shape):
-    return np.full(shape, value.reshape(()), dtype=type.np)
-
-
-def zeros_cpu(size, dtype=None):
-    return np.zeros(check_shape("size", size), (dtype or mstype.float32).np)
-
-
-def ones_cpu(shape, dtype=None):
-    return np.ones(check_shape("shape", shape), (dtype or mstype.float32).np)
-
-
-def range_cpu(start, end, step, maxlen=1000000):
-    return np.arange(scalar("start", start), scalar("end", end), scalar("step", step))
-
-
-def eye_cpu(n, m, dtype):
-    return np.eye(n, m, dtype=dtype.np)
-
-
+@OneHot.kernel("CPU", dtypes=ALL)
 def one_hot_cpu(indices, on_value, off_value, depth, axis=-1):
     a = indices.ndim if axis == -1 else axis
     positions = np.arange(depth).reshape((depth,) + (1,) * (indices.ndim - a))
@@ -153,44 +234,21 @@ def one_hot_cpu(indices, on_value, off_value, depth, axis=-1):
                     off_value.reshape(()))
 
 
-def fill_bprop(type, shape, value, out, dout):
-    if not isinstance(value, Tensor):
-        return (None, None, None)
-    from ms_ops.defs.array import Cast, Reshape
-    from ms_ops.defs.reduction import ReduceSum
-
-    total = Reshape(ReduceSum(dout, ()), value.shape)
-    return (None, None, total if total.dtype is value.dtype else Cast(total, value.dtype))
+@OneHot.samples
+def _one_hot(rng):
+    indices = rng.integers(0, 4, (2, 3))
+    for axis in (-1, 0):
+        yield (indices, 4, np.array(rng.standard_normal()), np.array(rng.standard_normal())),\
+            {"axis": axis}
 
 
-PRIMITIVES = (Fill, Zeros, Ones, ZerosLike, OnesLike, Range, Eye, OneHot)
-CPU_KERNELS = {
-    Fill: (fill_cpu, ALL), Zeros: (zeros_cpu, ALL), Ones: (ones_cpu, ALL),
-    ZerosLike: (np.zeros_like, ALL), OnesLike: (np.ones_like, ALL), Range: (range_cpu, ALL),
-    Eye: (eye_cpu, ALL), OneHot: (one_hot_cpu, ALL),
-}
-BPROPS = {Fill: fill_bprop}
-
-
-# -- functional forms ---------------------------------------------------------------------
-def _dtype_of(value):
-    """MindSpore 2.x's dtype for a fill value: a tensor's own, else bool/int64/float32."""
-    if isinstance(value, Tensor):
-        return value.dtype
-    if isinstance(value, (bool, np.bool_)):
-        return mstype.bool_
-    if isinstance(value, numbers.Integral):
-        return mstype.int64
-    if isinstance(value, numbers.Real):
-        return mstype.float32
-    return mstype.complex64
-
-
+@functional("fill")
 def fill(type, shape, value):
     """``ops.fill``: a tensor of ``shape`` and ``type`` filled with ``value``."""
     return Fill(type, shape, value)
 
 
+@functional("full")
 def full(size, fill_value, *, dtype=None):
     """``ops.full``: ``size`` filled with ``fill_value``; the dtype follows the value.
 
@@ -200,31 +258,37 @@ def full(size, fill_value, *, dtype=None):
     return Fill(dtype or _dtype_of(fill_value), size, fill_value)
 
 
+@functional("full_like")
 def full_like(input, fill_value, *, dtype=None):
     """``ops.full_like``: ``input``'s shape filled with ``fill_value``, in ``input``'s dtype."""
     return Fill(dtype or input.dtype, input.shape, fill_value)
 
 
+@functional("zeros")
 def zeros(size, dtype=None):
     """``ops.zeros``: zeros of ``size`` (float32 unless ``dtype``)."""
     return Zeros(size, dtype)
 
 
+@functional("ones")
 def ones(shape, dtype=None):
     """``ops.ones``: ones of ``shape`` (float32 unless ``dtype``)."""
     return Ones(shape, dtype)
 
 
+@functional("zeros_like")
 def zeros_like(input, *, dtype=None):
     """``ops.zeros_like``: zeros of ``input``'s shape, in ``dtype`` or ``input``'s dtype."""
     return ZerosLike(input) if dtype is None else Zeros(input.shape, dtype)
 
 
+@functional("ones_like")
 def ones_like(input, *, dtype=None):
     """``ops.ones_like``: ones of ``input``'s shape, in ``dtype`` or ``input``'s dtype."""
     return OnesLike(input) if dtype is None else Ones(input.shape, dtype)
 
 
+@functional("arange")
 def arange(start=0, end=None, step=1, *, dtype=None):
     """``ops.arange``: start, start + step, ... before end; int64 for int bounds, else
     float32, unless ``dtype``.
@@ -242,28 +306,19 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     return Cast(out, dtype)
 
 
+@functional("range")
 def _range(start, end, step, maxlen=1000000):
     """``ops.range``: as :func:`arange`, with bounds that may be 0-d tensors."""
     return Range(*_typed(start, end, step), maxlen=maxlen)
 
 
-def _typed(*bounds):
-    # Dispatch keys static inputs by value, and 5 == 5.0: as 0-d arrays, the bounds' types
-    # (which decide int64 or float32) become part of the key.
-    return tuple(np.asarray(b) if isinstance(b, (int, float)) else b for b in bounds)
-
-
+@functional("eye")
 def eye(n, m=None, dtype=None):
     """``ops.eye``: an n x m identity matrix (m = n if None; float32 unless ``dtype``)."""
     return Eye(n, n if m is None else m, dtype or mstype.float32)
 
 
+@functional("one_hot")
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     """``ops.one_hot``: one-hot vectors of ``depth`` along ``axis``."""
     return OneHot(indices, depth, on_value, off_value, axis=axis)
-
-
-FUNCTIONS = {"fill": fill, "full": full, "full_like": full_like, "zeros": zeros, "ones": ones,
-             "zeros_like": zeros_like, "ones_like": ones_like, "arange": arange,
-             "range": _range, "eye": eye, "one_hot": one_hot}
-TENSOR_METHODS = {}

@@ -12,7 +12,7 @@ import numpy as np
 
 from ms_ops.defs.array import ExpandDims, Identity
 from ms_ops.infer import check_int, normalize_axis
-from ms_ops.opdef import ALL, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import ALL, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor.tensor import Tensor
 
 
@@ -35,31 +35,6 @@ def check_joinable(shapes, dtypes, axis: int, what: str = "tensors") -> int:
             raise ValueError(f"{what}[{i}] shape {s} does not match {what}[0] shape "
                              f"{first} outside axis {a}")
     return a
-
-
-def _concat_infer(x, y, axis=0):
-    a = check_joinable((x.shape, y.shape), (x.dtype, y.dtype), axis, "inputs")
-    shape = list(x.shape)
-    shape[a] += y.shape[a]
-    return TensorSpec(tuple(shape), x.dtype)
-
-
-Concat = OpDef("Concat", (Arg("x"), Arg("y")), (Attr("axis", 0),), infer=_concat_infer,
-               doc="Join two tensors along ``axis`` (the class joins a tuple of them).")
-
-
-def _unstack_infer(x, axis=0, num=None):
-    if x.ndim == 0:
-        raise ValueError("cannot unstack a 0-d tensor")
-    a = normalize_axis(axis, x.ndim)
-    if num is not None and num != x.shape[a]:
-        raise ValueError(f"num {num} does not match axis {a} of input shape {x.shape}")
-    part = TensorSpec(x.shape[:a] + x.shape[a + 1:], x.dtype)
-    return (part,) * x.shape[a]
-
-
-Unstack = OpDef("Unstack", (Arg("input_x"),), (Attr("axis", 0), Attr("num", None)),
-                infer=_unstack_infer, doc="Split along ``axis`` into tensors without it.")
 
 
 def split_sizes(size_splits, length: int) -> tuple:
@@ -85,56 +60,6 @@ def _split_parts(x, a, sizes):
     return tuple(TensorSpec(x.shape[:a] + (s,) + x.shape[a + 1:], x.dtype) for s in sizes)
 
 
-def _split_infer(x, axis=0, output_num=1):
-    a = normalize_axis(axis, x.ndim)
-    check_int("output_num", output_num, minimum=1)
-    if x.shape[a] % output_num:
-        raise ValueError(f"axis {a} of input shape {x.shape} (length {x.shape[a]}) cannot be "
-                         f"split into {output_num} equal parts")
-    return _split_parts(x, a, (x.shape[a] // output_num,) * output_num)
-
-
-def _split_v_infer(x, size_splits, split_dim, num_split):
-    a = normalize_axis(split_dim, x.ndim, "split_dim")
-    if len(size_splits) != num_split:
-        raise ValueError(f"size_splits {tuple(size_splits)} has {len(size_splits)} entries, "
-                         f"num_split is {num_split}")
-    return _split_parts(x, a, split_sizes(size_splits, x.shape[a]))
-
-
-Split = OpDef("Split", (Arg("input_x"),), (Attr("axis", 0), Attr("output_num", 1)),
-              infer=_split_infer, doc="Split along ``axis`` into ``output_num`` equal parts.")
-SplitV = OpDef("SplitV", (Arg("input_x"),),
-               (Attr("size_splits"), Attr("split_dim"), Attr("num_split")),
-               infer=_split_v_infer, doc="Split along ``split_dim`` into parts of "
-                                         "``size_splits`` (one may be -1).")
-
-
-# -- kernels ------------------------------------------------------------------------
-def concat_cpu(x, y, axis=0):
-    return np.concatenate((x, y), axis=axis)
-
-
-def unstack_cpu(x, axis=0, num=None):
-    return tuple(np.moveaxis(x, axis, 0))
-
-
-def split_cpu(x, axis=0, output_num=1):
-    return tuple(np.split(x, output_num, axis=axis))
-
-
-def split_v_cpu(x, size_splits, split_dim, num_split):
-    sizes = split_sizes(size_splits, x.shape[split_dim])
-    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=split_dim))
-
-
-# -- gradients ----------------------------------------------------------------------
-def concat_bprop(x, y, out, dout, axis=0):
-    a = normalize_axis(axis, x.ndim)
-    dx, dy = SplitV(dout, size_splits=(x.shape[a], y.shape[a]), split_dim=a, num_split=2)
-    return dx, dy
-
-
 def _filled(douts, parts):
     """The output gradients, with zeros for outputs that received none."""
     from ms_ops.defs.array_create import ZerosLike
@@ -142,27 +67,11 @@ def _filled(douts, parts):
     return [ZerosLike(p) if d is None else d for d, p in zip(douts, parts)]
 
 
-def unstack_bprop(x, out, dout, axis=0, num=None):
-    if not out:  # an empty axis: x has no elements
-        from ms_ops.defs.array_create import ZerosLike
-
-        return (ZerosLike(x),)
-    return (stack(_filled(dout, out), axis),)
-
-
 def split_bprop(x, out, dout, **attrs):
     a = normalize_axis(attrs.get("axis", attrs.get("split_dim", 0)), x.ndim)
     return (concat(_filled(dout, out), a),)
 
 
-PRIMITIVES = (Concat, Unstack, Split, SplitV)
-CPU_KERNELS = {Concat: (concat_cpu, ALL), Unstack: (unstack_cpu, ALL), Split: (split_cpu, ALL),
-               SplitV: (split_v_cpu, ALL)}
-BPROPS = {Concat: concat_bprop, Unstack: unstack_bprop, Split: split_bprop,
-          SplitV: split_bprop}
-
-
-# -- joining any number of tensors ------------------------------------------------------
 def _tensors(tensors, name):
     if not isinstance(tensors, (list, tuple)) or not tensors:
         raise TypeError(f"{name}: tensors must be a non-empty list or tuple of Tensors, got "
@@ -173,6 +82,128 @@ def _tensors(tensors, name):
     return list(tensors)
 
 
+def _concat_infer(x, y, axis=0):
+    a = check_joinable((x.shape, y.shape), (x.dtype, y.dtype), axis, "inputs")
+    shape = list(x.shape)
+    shape[a] += y.shape[a]
+    return TensorSpec(tuple(shape), x.dtype)
+
+
+Concat = OpDef("Concat", (Arg("x"), Arg("y")), (Attr("axis", 0),), infer=_concat_infer,
+               doc="Join two tensors along ``axis`` (the class joins a tuple of them).")
+
+
+@Concat.kernel("CPU", dtypes=ALL)
+def concat_cpu(x, y, axis=0):
+    return np.concatenate((x, y), axis=axis)
+
+
+@Concat.bprop
+def concat_bprop(x, y, out, dout, axis=0):
+    a = normalize_axis(axis, x.ndim)
+    dx, dy = SplitV(dout, size_splits=(x.shape[a], y.shape[a]), split_dim=a, num_split=2)
+    return dx, dy
+
+
+@Concat.samples
+def _concat(rng):
+    yield (rng.standard_normal((2, 3)), rng.standard_normal((1, 3))), {"axis": 0}
+    yield (rng.standard_normal((2, 2)), rng.standard_normal((2, 3))), {"axis": -1}
+
+
+def _unstack_infer(x, axis=0, num=None):
+    if x.ndim == 0:
+        raise ValueError("cannot unstack a 0-d tensor")
+    a = normalize_axis(axis, x.ndim)
+    if num is not None and num != x.shape[a]:
+        raise ValueError(f"num {num} does not match axis {a} of input shape {x.shape}")
+    part = TensorSpec(x.shape[:a] + x.shape[a + 1:], x.dtype)
+    return (part,) * x.shape[a]
+
+
+Unstack = OpDef("Unstack", (Arg("input_x"),), (Attr("axis", 0), Attr("num", None)),
+                infer=_unstack_infer, doc="Split along ``axis`` into tensors without it.")
+
+
+@Unstack.kernel("CPU", dtypes=ALL)
+def unstack_cpu(x, axis=0, num=None):
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+@Unstack.bprop
+def unstack_bprop(x, out, dout, axis=0, num=None):
+    if not out:  # an empty axis: x has no elements
+        from ms_ops.defs.array_create import ZerosLike
+
+        return (ZerosLike(x),)
+    return (stack(_filled(dout, out), axis),)
+
+
+@Unstack.samples
+def _unstack(rng):
+    yield (rng.standard_normal((3, 2, 2)),), {"axis": 0}
+    yield (rng.standard_normal((3, 2, 2)),), {"axis": -1, "num": 2}
+
+
+def _split_infer(x, axis=0, output_num=1):
+    a = normalize_axis(axis, x.ndim)
+    check_int("output_num", output_num, minimum=1)
+    if x.shape[a] % output_num:
+        raise ValueError(f"axis {a} of input shape {x.shape} (length {x.shape[a]}) cannot be "
+                         f"split into {output_num} equal parts")
+    return _split_parts(x, a, (x.shape[a] // output_num,) * output_num)
+
+
+Split = OpDef("Split", (Arg("input_x"),), (Attr("axis", 0), Attr("output_num", 1)),
+              infer=_split_infer, doc="Split along ``axis`` into ``output_num`` equal parts.")
+
+
+@Split.kernel("CPU", dtypes=ALL)
+def split_cpu(x, axis=0, output_num=1):
+    return tuple(np.split(x, output_num, axis=axis))
+
+
+Split.bprop(split_bprop)
+
+
+@Split.samples
+def _split(rng):
+    yield (rng.standard_normal((4, 3)),), {"axis": 0, "output_num": 2}
+    yield (rng.standard_normal((2, 3)),), {"axis": 1, "output_num": 3}
+
+
+def _split_v_infer(x, size_splits, split_dim, num_split):
+    a = normalize_axis(split_dim, x.ndim, "split_dim")
+    if len(size_splits) != num_split:
+        raise ValueError(f"size_splits {tuple(size_splits)} has {len(size_splits)} entries, "
+                         f"num_split is {num_split}")
+    return _split_parts(x, a, split_sizes(size_splits, x.shape[a]))
+
+
+SplitV = OpDef("SplitV", (Arg("input_x"),),
+               (Attr("size_splits"), Attr("split_dim"), Attr("num_split")),
+               infer=_split_v_infer, doc="Split along ``split_dim`` into parts of "
+                                         "``size_splits`` (one may be -1).")
+
+
+@SplitV.kernel("CPU", dtypes=ALL)
+def split_v_cpu(x, size_splits, split_dim, num_split):
+    sizes = split_sizes(size_splits, x.shape[split_dim])
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=split_dim))
+
+
+SplitV.bprop(split_bprop)
+
+
+@SplitV.samples
+def _split_v(rng):
+    yield (rng.standard_normal((5, 2)),), {"size_splits": (2, -1), "split_dim": 0,
+                                           "num_split": 2}
+    yield (rng.standard_normal((2, 6)),), {"size_splits": (1, 2, 3), "split_dim": -1,
+                                           "num_split": 3}
+
+
+@functional("concat", "cat")
 def concat(tensors, axis=0):
     """``ops.concat``/``ops.cat``: join tensors along ``axis``.
 
@@ -192,6 +223,7 @@ def concat(tensors, axis=0):
     return ts[0]
 
 
+@functional("stack")
 def stack(tensors, axis=0):
     """``ops.stack``: join tensors of one shape along a new axis ``axis``."""
     ts = _tensors(tensors, "Stack")
@@ -223,6 +255,7 @@ _ConcatPrimitive.__name__ = _ConcatPrimitive.__qualname__ = "Concat"
 Concat._primitive = _ConcatPrimitive  # what registration (and ``ops.Concat``) will hand out
 
 
+@functional("Stack")
 class Stack:
     """``ops.Stack(axis)(tensors)``: :func:`stack` in MindSpore's class form."""
 
@@ -236,11 +269,13 @@ class Stack:
         return f"Prim[Stack]<axis={self.axis!r}>"
 
 
+@functional("unstack")
 def unstack(input_x, axis=0):
     """``ops.unstack``: the slices along ``axis`` as a tuple of tensors."""
     return Unstack(input_x, axis=axis)
 
 
+@functional("split")
 def split(tensor, split_size_or_sections, axis=0):
     """``ops.split``: parts of ``split_size_or_sections`` each (the last may be shorter),
     or of the listed sizes.
@@ -258,6 +293,7 @@ def split(tensor, split_size_or_sections, axis=0):
     return SplitV(tensor, size_splits=sizes or (0,), split_dim=a, num_split=len(sizes) or 1)
 
 
+@functional("chunk")
 def chunk(input, chunks, axis=0):
     """``ops.chunk``: at most ``chunks`` parts of ceil(n / chunks) elements along ``axis``."""
     check_int("chunks", chunks, minimum=1)
@@ -265,16 +301,11 @@ def chunk(input, chunks, axis=0):
     return split(input, max(-(-n // chunks), 1), axis)
 
 
-FUNCTIONS = {"concat": concat, "cat": concat, "stack": stack, "Stack": Stack,
-             "unstack": unstack, "split": split, "chunk": chunk}
-
-
+@functional(methods="split")
 def _t_split(self, split_size_or_sections, axis=0):
     return split(self, split_size_or_sections, axis)
 
 
+@functional(methods="chunk")
 def _t_chunk(self, chunks, axis=0):
     return chunk(self, chunks, axis)
-
-
-TENSOR_METHODS = {"split": _t_split, "chunk": _t_chunk}

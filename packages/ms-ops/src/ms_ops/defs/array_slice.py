@@ -13,29 +13,7 @@ import numpy as np
 
 from ms_ops.defs._index import EMPTY_INDICES, FULL, index_shape
 from ms_ops.infer import check_int
-from ms_ops.opdef import ALL, STATIC, Arg, Attr, OpDef, TensorSpec
-
-
-def _slice_infer(x, begin, size):
-    begin, size = tuple(begin), tuple(size)
-    if len(begin) != x.ndim or len(size) != x.ndim:
-        raise ValueError(f"begin {begin} and size {size} must have one entry per axis of input "
-                         f"shape {x.shape}")
-    out = []
-    for a, (b, s, n) in enumerate(zip(begin, size, x.shape)):
-        check_int("begin", b, minimum=0)
-        check_int("size", s, minimum=-1)
-        s = n - b if s == -1 else s
-        if b + s > n or b > n:
-            raise ValueError(f"begin {begin} and size {size} run past axis {a} of input shape "
-                             f"{x.shape}")
-        out.append(s)
-    return TensorSpec(tuple(out), x.dtype)
-
-
-Slice = OpDef("Slice", (Arg("input"), Arg("begin", STATIC), Arg("size", STATIC)),
-              infer=_slice_infer, doc="The block starting at ``begin`` of ``size`` (-1: to "
-                                      "the end).")
+from ms_ops.opdef import ALL, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -72,38 +50,12 @@ def strided_index(ndim: int, begin, end, strides, begin_mask=0, end_mask=0, elli
     return tuple(desc)
 
 
-def _strided_infer(x, begin, end, strides, **masks):
-    desc = strided_index(x.ndim, begin, end, strides, **masks)
-    try:
-        return TensorSpec(index_shape(x.shape, desc), x.dtype)
-    except IndexError as e:
-        raise ValueError(str(e)) from None
-
-
-StridedSlice = OpDef("StridedSlice", (Arg("input_x"), Arg("begin", STATIC), Arg("end", STATIC),
-                                      Arg("strides", STATIC)),
-                     tuple(Attr(m, 0) for m in _MASKS), infer=_strided_infer,
-                     doc="``input_x[begin:end:strides]`` per axis, with masks.")
-
-
 def _pairs(paddings, ndim):
     pairs = tuple(tuple(p) for p in paddings)
     if len(pairs) != ndim or any(len(p) != 2 for p in pairs):
         raise ValueError(f"paddings {paddings} must hold one (before, after) pair per axis "
                          f"({ndim})")
     return pairs
-
-
-def _pad_infer(x, paddings):
-    pairs = _pairs(paddings, x.ndim)
-    for p in pairs:
-        for v in p:
-            check_int("paddings", v, minimum=0)
-    return TensorSpec(tuple(n + b + a for n, (b, a) in zip(x.shape, pairs)), x.dtype)
-
-
-Pad = OpDef("Pad", (Arg("input_x"),), (Attr("paddings"),), infer=_pad_infer,
-            doc="Zeros added before and after each axis, ``paddings[i] = (before, after)``.")
 
 
 def v3_pairs(paddings, ndim: int, contiguous: bool = True) -> tuple:
@@ -122,6 +74,113 @@ def v3_pairs(paddings, ndim: int, contiguous: bool = True) -> tuple:
     return ((0, 0),) * (ndim - k) + tuple(reversed(pairs))
 
 
+def _slice_infer(x, begin, size):
+    begin, size = tuple(begin), tuple(size)
+    if len(begin) != x.ndim or len(size) != x.ndim:
+        raise ValueError(f"begin {begin} and size {size} must have one entry per axis of input "
+                         f"shape {x.shape}")
+    out = []
+    for a, (b, s, n) in enumerate(zip(begin, size, x.shape)):
+        check_int("begin", b, minimum=0)
+        check_int("size", s, minimum=-1)
+        s = n - b if s == -1 else s
+        if b + s > n or b > n:
+            raise ValueError(f"begin {begin} and size {size} run past axis {a} of input shape "
+                             f"{x.shape}")
+        out.append(s)
+    return TensorSpec(tuple(out), x.dtype)
+
+
+Slice = OpDef("Slice", (Arg("input"), Arg("begin", STATIC), Arg("size", STATIC)),
+              infer=_slice_infer, doc="The block starting at ``begin`` of ``size`` (-1: to "
+                                      "the end).")
+
+
+@Slice.kernel("CPU", dtypes=ALL)
+def slice_cpu(x, begin, size):
+    return x[tuple(slice(b, n if s == -1 else b + s) for b, s, n in zip(begin, size, x.shape))]
+
+
+@Slice.bprop
+def slice_bprop(x, begin, size, out, dout):
+    after = tuple(n - b - s for n, b, s in zip(x.shape, begin, dout.shape))
+    return (Pad(dout, paddings=tuple(zip(begin, after))), None, None)
+
+
+@Slice.samples
+def _slice_samples(rng):
+    yield (rng.standard_normal((3, 4, 2)), (1, 0, 0), (2, -1, 1)), {}
+
+
+def _strided_infer(x, begin, end, strides, **masks):
+    desc = strided_index(x.ndim, begin, end, strides, **masks)
+    try:
+        return TensorSpec(index_shape(x.shape, desc), x.dtype)
+    except IndexError as e:
+        raise ValueError(str(e)) from None
+
+
+StridedSlice = OpDef("StridedSlice", (Arg("input_x"), Arg("begin", STATIC), Arg("end", STATIC),
+                                      Arg("strides", STATIC)),
+                     tuple(Attr(m, 0) for m in _MASKS), infer=_strided_infer,
+                     doc="``input_x[begin:end:strides]`` per axis, with masks.")
+
+
+@StridedSlice.kernel("CPU", dtypes=ALL)
+def strided_slice_cpu(x, begin, end, strides, **masks):
+    from ms_ops.defs._index import numpy_index
+
+    return x[numpy_index(strided_index(x.ndim, begin, end, strides, **masks), EMPTY_INDICES)]
+
+
+@StridedSlice.bprop
+def strided_slice_bprop(x, begin, end, strides, out, dout, **masks):
+    from ms_ops.defs.indexing import TensorGetItemGrad, _indices_tensor
+
+    desc = strided_index(x.ndim, begin, end, strides, **masks)
+    return (TensorGetItemGrad(dout, _indices_tensor(EMPTY_INDICES), desc, x.shape),
+            None, None, None)
+
+
+@StridedSlice.samples
+def _strided_slice(rng):
+    x = rng.standard_normal((4, 5))
+    yield (x, (0, 1), (4, 5), (2, 2)), {}
+    yield (x, (3, 4), (0, 0), (-1, -2)), {}  # negative strides
+    yield (x, (1, 0), (3, 3), (1, 1)), {"begin_mask": 1, "end_mask": 2}
+    yield (x, (2, 0), (3, 5), (1, 1)), {"shrink_axis_mask": 1}
+    yield (x, (0, 0, 1), (1, 4, 4), (1, 1, 1)), {"new_axis_mask": 1}
+    y = rng.standard_normal((2, 3, 4))
+    yield (y, (0, 1), (1, 3), (1, 1)), {"ellipsis_mask": 1}
+
+
+def _pad_infer(x, paddings):
+    pairs = _pairs(paddings, x.ndim)
+    for p in pairs:
+        for v in p:
+            check_int("paddings", v, minimum=0)
+    return TensorSpec(tuple(n + b + a for n, (b, a) in zip(x.shape, pairs)), x.dtype)
+
+
+Pad = OpDef("Pad", (Arg("input_x"),), (Attr("paddings"),), infer=_pad_infer,
+            doc="Zeros added before and after each axis, ``paddings[i] = (before, after)``.")
+
+
+@Pad.kernel("CPU", dtypes=ALL)
+def pad_cpu(x, paddings):
+    return np.pad(x, _pairs(paddings, x.ndim))
+
+
+@Pad.bprop
+def pad_bprop(x, out, dout, paddings):
+    return (Slice(dout, tuple(b for b, _ in _pairs(paddings, x.ndim)), x.shape),)
+
+
+@Pad.samples
+def _pad(rng):
+    yield (rng.standard_normal((2, 3)),), {"paddings": ((1, 0), (2, 1))}
+
+
 def _pad_v3_infer(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
     if mode != "constant":
         raise ValueError(f"mode {mode!r} is not supported; only 'constant' is")
@@ -138,21 +197,7 @@ PadV3 = OpDef("PadV3", (Arg("x"), Arg("paddings", STATIC), Arg("constant_value",
               doc="Pad with ``constant_value`` (negative paddings crop), last axis first.")
 
 
-# -- kernels ------------------------------------------------------------------------
-def slice_cpu(x, begin, size):
-    return x[tuple(slice(b, n if s == -1 else b + s) for b, s, n in zip(begin, size, x.shape))]
-
-
-def strided_slice_cpu(x, begin, end, strides, **masks):
-    from ms_ops.defs._index import numpy_index
-
-    return x[numpy_index(strided_index(x.ndim, begin, end, strides, **masks), EMPTY_INDICES)]
-
-
-def pad_cpu(x, paddings):
-    return np.pad(x, _pairs(paddings, x.ndim))
-
-
+@PadV3.kernel("CPU", dtypes=ALL)
 def pad_v3_cpu(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
     pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
     crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pairs))
@@ -160,24 +205,7 @@ def pad_v3_cpu(x, paddings, constant_value=0, mode="constant", paddings_contiguo
     return np.pad(x[crop], grow, constant_values=constant_value)
 
 
-# -- gradients ----------------------------------------------------------------------
-def slice_bprop(x, begin, size, out, dout):
-    after = tuple(n - b - s for n, b, s in zip(x.shape, begin, dout.shape))
-    return (Pad(dout, paddings=tuple(zip(begin, after))), None, None)
-
-
-def strided_slice_bprop(x, begin, end, strides, out, dout, **masks):
-    from ms_ops.defs.indexing import TensorGetItemGrad, _indices_tensor
-
-    desc = strided_index(x.ndim, begin, end, strides, **masks)
-    return (TensorGetItemGrad(dout, _indices_tensor(EMPTY_INDICES), desc, x.shape),
-            None, None, None)
-
-
-def pad_bprop(x, out, dout, paddings):
-    return (Slice(dout, tuple(b for b, _ in _pairs(paddings, x.ndim)), x.shape),)
-
-
+@PadV3.bprop
 def pad_v3_bprop(x, paddings, constant_value, out, dout, mode="constant",
                  paddings_contiguous=True):
     back = tuple(-v for v in paddings)
@@ -185,18 +213,21 @@ def pad_v3_bprop(x, paddings, constant_value, out, dout, mode="constant",
             None, None)
 
 
-PRIMITIVES = (Slice, StridedSlice, Pad, PadV3)
-CPU_KERNELS = {Slice: (slice_cpu, ALL), StridedSlice: (strided_slice_cpu, ALL),
-               Pad: (pad_cpu, ALL), PadV3: (pad_v3_cpu, ALL)}
-BPROPS = {Slice: slice_bprop, StridedSlice: strided_slice_bprop, Pad: pad_bprop,
-          PadV3: pad_v3_bprop}
+@PadV3.samples
+def _pad_v3(rng):
+    x = rng.standard_normal((2, 3, 4))
+    yield (x, (1, 2), 0), {}
+    yield (x, (1, -1, 0, 2), 1.5), {}  # a negative padding crops
+    yield (x, (1, 0, 2, 1), 0), {"paddings_contiguous": False}
 
 
+@functional("slice")
 def _slice(input_x, begin, size):
     """``ops.slice``: the block of ``input_x`` at ``begin`` of ``size`` (-1: to the end)."""
     return Slice(input_x, tuple(begin), tuple(size))
 
 
+@functional("strided_slice")
 def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0):
     """``ops.strided_slice``: see :data:`StridedSlice`."""
@@ -205,6 +236,7 @@ def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellips
                         new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
 
 
+@functional("pad")
 def pad(input_x, padding, mode="constant", value=None):
     """``ops.pad``: pad (or, with negative values, crop) the last axes; ``padding`` lists
     (before, after) for the last axis first.
@@ -213,7 +245,3 @@ def pad(input_x, padding, mode="constant", value=None):
     (2, 3)
     """
     return PadV3(input_x, tuple(padding), 0 if value is None else value, mode=mode)
-
-
-FUNCTIONS = {"slice": _slice, "strided_slice": strided_slice, "pad": pad}
-TENSOR_METHODS = {}

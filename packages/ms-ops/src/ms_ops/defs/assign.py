@@ -20,32 +20,50 @@ def _assign_infer(variable, value):
 
 
 _ARGS = (Arg("variable", promote=False), Arg("value", promote=False))
+
+
+# Sample inputs shared by several operators: Samples for the in-place assignments (they
+# only need to run).
+def _assign(rng):
+    yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {}
+    yield (rng.standard_normal((2, 3)), rng.standard_normal((3,))), {}
+
+
 Assign = OpDef("Assign", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
-               doc="variable[...] = value (cast to variable's dtype); returns variable.")
-AssignAdd = OpDef("AssignAdd", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
-                  doc="variable += value, in place; returns variable.")
-AssignSub = OpDef("AssignSub", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
-                  doc="variable -= value, in place; returns variable.")
+               doc="variable[...] = value (cast to variable's dtype); returns variable.",
+               functional="assign")
 
 
+@Assign.kernel("CPU", dtypes=ALL)
 def assign_cpu(variable, value):
     np.copyto(variable, value, casting="unsafe")
     return variable
 
 
+Assign.samples(_assign)
+
+
+AssignAdd = OpDef("AssignAdd", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
+                  doc="variable += value, in place; returns variable.", functional="assign_add")
+
+
+@AssignAdd.kernel("CPU", dtypes=NUMBERS)
 def assign_add_cpu(variable, value):
     np.add(variable, value, out=variable, casting="unsafe")
     return variable
 
 
+AssignAdd.samples(_assign)
+
+
+AssignSub = OpDef("AssignSub", _ARGS, infer=_assign_infer, differentiable=False, inplace=0,
+                  doc="variable -= value, in place; returns variable.", functional="assign_sub")
+
+
+@AssignSub.kernel("CPU", dtypes=NUMBERS)
 def assign_sub_cpu(variable, value):
     np.subtract(variable, value, out=variable, casting="unsafe")
     return variable
 
 
-PRIMITIVES = (Assign, AssignAdd, AssignSub)
-CPU_KERNELS = {Assign: (assign_cpu, ALL), AssignAdd: (assign_add_cpu, NUMBERS),
-               AssignSub: (assign_sub_cpu, NUMBERS)}
-BPROPS = {}
-FUNCTIONS = {"assign": Assign, "assign_add": AssignAdd, "assign_sub": AssignSub}
-TENSOR_METHODS = {}
+AssignSub.samples(_assign)

@@ -20,7 +20,7 @@ import numpy as np
 from ms_ops.defs._grad_util import wanted
 from ms_ops.infer import check_dtype, check_rank
 from ms_ops.kernels import _conv
-from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 
 _PAD_MODES = ("valid", "same", "pad")
 _COL_BYTES = 1 << 25  # column buffer per chunk: few, large GEMMs run fastest
@@ -29,8 +29,6 @@ _COL_BYTES = 1 << 25  # column buffer per chunk: few, large GEMMs run fastest
 # 64x64, 31 vs 21 ms at 128x128); the forward and input-gradient kernels win throughout.
 _DIRECT_FILTER_MAX = 64 * 64
 
-
-# -- geometry -----------------------------------------------------------------------
 
 def _pair(name, v, allow_four=False) -> tuple:
     """An int or (h, w) (or MindSpore's (1, 1, h, w)) as a pair of positive ints."""
@@ -123,18 +121,10 @@ def _geometry(x_shape, w_shape, out_channel, kernel_size, mode, pad_mode, pad, s
         raise ValueError(f"{shapes}: {e}") from None
 
 
-# -- inference ----------------------------------------------------------------------
-
 def _check_specs(a_name, a, b_name, b):
     for name, s in ((a_name, a), (b_name, b)):
         check_dtype(name, s, FLOATS)
         check_rank(name, s, 4)
-
-
-def _conv2d_infer(x, weight, **attrs):
-    _check_specs("x", x, "weight", weight)
-    g = _geometry(x.shape, weight.shape, **attrs)
-    return TensorSpec((x.shape[0], weight.shape[0], g.oh, g.ow), x.dtype)
 
 
 def _size(name, value) -> tuple:
@@ -152,20 +142,6 @@ def _check_dout(dout, x_shape, w_shape, g):
                          f"gives {want}")
 
 
-def _backprop_input_infer(dout, weight, input_size, **attrs):
-    _check_specs("out_backprop", dout, "filter", weight)
-    x_shape = _size("input_size", input_size)
-    _check_dout(dout, x_shape, weight.shape, _geometry(x_shape, weight.shape, **attrs))
-    return TensorSpec(x_shape, dout.dtype)
-
-
-def _backprop_filter_infer(dout, x, filter_size, **attrs):
-    _check_specs("out_backprop", dout, "input", x)
-    w_shape = _size("filter_size", filter_size)
-    _check_dout(dout, x.shape, w_shape, _geometry(x.shape, w_shape, **attrs))
-    return TensorSpec(w_shape, dout.dtype)
-
-
 _CONV_ATTRS = (Attr("out_channel"), Attr("kernel_size"), Attr("mode", 1),
                Attr("pad_mode", "valid"), Attr("pad", 0), Attr("stride", 1),
                Attr("dilation", 1), Attr("group", 1), Attr("data_format", "NCHW"))
@@ -173,20 +149,6 @@ _GRAD_ATTRS = (Attr("out_channel"), Attr("kernel_size"), Attr("pad_mode", "valid
                Attr("pad", 0), Attr("pad_list", None), Attr("mode", 1), Attr("stride", 1),
                Attr("dilation", 1), Attr("group", 1), Attr("data_format", "NCHW"))
 
-Conv2D = OpDef(
-    "Conv2D", (Arg("x"), Arg("weight")), _CONV_ATTRS, infer=_conv2d_infer, promote="common",
-    doc="2-d cross-correlation of NCHW ``x`` with ``weight`` (Cout, Cin/group, kh, kw).")
-Conv2DBackpropInput = OpDef(
-    "Conv2DBackpropInput", (Arg("out_backprop"), Arg("filter"), Arg("input_size", STATIC)),
-    _GRAD_ATTRS, infer=_backprop_input_infer, promote="common",
-    doc="Gradient of Conv2D with respect to its input (a transposed convolution).")
-Conv2DBackpropFilter = OpDef(
-    "Conv2DBackpropFilter", (Arg("out_backprop"), Arg("input"), Arg("filter_size", STATIC)),
-    _GRAD_ATTRS, infer=_backprop_filter_infer, promote="common",
-    doc="Gradient of Conv2D with respect to its weight.")
-
-
-# -- numpy references ---------------------------------------------------------------
 
 def _windows(xp, g):
     """``(N, C, kh*kw, oh, ow)``: what each kernel tap sees in the padded input ``xp``."""
@@ -233,8 +195,6 @@ def conv2d_backprop_filter_ref(dout, x, filter_size, **attrs):
     return np.einsum("ngop,ngkp->gok", d, cols).reshape(filter_size)
 
 
-# -- fast kernels (Cython im2col/col2im + BLAS) ------------------------------------
-
 def _compute(*arrays):
     """Contiguous float32/float64 copies only where needed; half precisions run in float32."""
     dt = arrays[0].dtype if arrays[0].dtype in (np.float32, np.float64) else np.float32
@@ -270,8 +230,6 @@ def _channel_major(a, dt):
     _conv.swap01(a.reshape(n, c, -1), out)
     return out
 
-
-# -- direct kernels (float32, stride 1, dilation 1, one group) ------------------------
 
 def _is_direct(g, dt):
     """Whether the direct kernels (``_conv.direct_*``) apply: no column matrix, no BLAS."""
@@ -324,8 +282,60 @@ def _direct_filter_grad(dout, x, g):
     return dw
 
 
-# -- im2col + GEMM kernels (any geometry) --------------------------------------------
+def _conv_attrs(attrs) -> dict:
+    """Conv2D's attributes from a gradient op's, with an explicit pad_list made 'pad'."""
+    a = dict(attrs)
+    pad_list = a.pop("pad_list", None)
+    if pad_list is not None and any(_pad4(pad_list)):
+        a["pad_mode"], a["pad"] = "pad", tuple(pad_list)
+    return a
 
+
+def _add_bias(out, bias, name):
+    from ms_ops.defs import arithmetic, array
+
+    if bias is None:
+        return out
+    if tuple(bias.shape) != (out.shape[1],):
+        raise ValueError(f"{name}: bias shape {tuple(bias.shape)} must be ({out.shape[1]},), "
+                         f"one value per output channel (output shape {out.shape})")
+    return arithmetic.Add(out, array.Reshape(bias, (1, out.shape[1], 1, 1)))
+
+
+# Sample inputs shared by several operators: Samples for Conv2D and its two gradient
+# operators: padding modes, stride, dilation and groups on small NCHW inputs.
+# (x shape, weight shape, attrs)
+_CASES = (
+    ((1, 2, 4, 3), (2, 2, 2, 2), {}),
+    ((1, 2, 4, 4), (2, 2, 3, 3), {"pad_mode": "same", "stride": 2}),
+    ((1, 1, 5, 4), (2, 1, 2, 2), {"pad_mode": "pad", "pad": (1, 0, 0, 1), "dilation": 2}),
+    ((2, 2, 3, 3), (2, 1, 2, 2), {"group": 2}),
+)
+
+
+def _geometry_samples(rng):
+    """(x, weight, attrs, output shape) per case, the output shape from Conv2D itself."""
+    from ms_ops.defs.nn_conv import Conv2D
+    from ms_tensor.tensor import Tensor
+
+    for xs, ws, extra in _CASES:
+        attrs = {"out_channel": ws[0], "kernel_size": ws[2:], **extra}
+        x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+        yield x, w, attrs, Conv2D(Tensor(x), Tensor(w), **attrs).shape
+
+
+def _conv2d_infer(x, weight, **attrs):
+    _check_specs("x", x, "weight", weight)
+    g = _geometry(x.shape, weight.shape, **attrs)
+    return TensorSpec((x.shape[0], weight.shape[0], g.oh, g.ow), x.dtype)
+
+
+Conv2D = OpDef(
+    "Conv2D", (Arg("x"), Arg("weight")), _CONV_ATTRS, infer=_conv2d_infer, promote="common",
+    doc="2-d cross-correlation of NCHW ``x`` with ``weight`` (Cout, Cin/group, kh, kw).")
+
+
+@Conv2D.kernel("CPU", dtypes=FLOATS)
 def conv2d_cpu(x, weight, **attrs):
     g = _geometry(x.shape, weight.shape, **attrs)
     dt, (x, weight) = _compute(x, weight)
@@ -348,6 +358,33 @@ def conv2d_cpu(x, weight, **attrs):
     return out
 
 
+@Conv2D.bprop
+def conv2d_bprop(x, weight, out, dout, **attrs):
+    dx = Conv2DBackpropInput(dout, weight, x.shape, **attrs) if wanted(0) else None
+    dw = Conv2DBackpropFilter(dout, x, weight.shape, **attrs) if wanted(1) else None
+    return dx, dw
+
+
+@Conv2D.samples
+def _conv2d(rng):
+    for x, w, attrs, _ in _geometry_samples(rng):
+        yield (x, w), attrs
+
+
+def _backprop_input_infer(dout, weight, input_size, **attrs):
+    _check_specs("out_backprop", dout, "filter", weight)
+    x_shape = _size("input_size", input_size)
+    _check_dout(dout, x_shape, weight.shape, _geometry(x_shape, weight.shape, **attrs))
+    return TensorSpec(x_shape, dout.dtype)
+
+
+Conv2DBackpropInput = OpDef(
+    "Conv2DBackpropInput", (Arg("out_backprop"), Arg("filter"), Arg("input_size", STATIC)),
+    _GRAD_ATTRS, infer=_backprop_input_infer, promote="common", aliases=("Conv2DTranspose",),
+    doc="Gradient of Conv2D with respect to its input (a transposed convolution).")
+
+
+@Conv2DBackpropInput.kernel("CPU", dtypes=FLOATS)
 def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
     g = _geometry(input_size, weight.shape, **attrs)
     dt, (dout, weight) = _compute(dout, weight)
@@ -370,6 +407,32 @@ def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
     return dx
 
 
+@Conv2DBackpropInput.bprop
+def conv2d_backprop_input_bprop(g, weight, input_size, out, dout, **attrs):
+    a = _conv_attrs(attrs)
+    return Conv2D(dout, weight, **a), Conv2DBackpropFilter(g, dout, weight.shape, **a), None
+
+
+@Conv2DBackpropInput.samples
+def _backprop_input(rng):
+    for x, w, attrs, out in _geometry_samples(rng):
+        yield (rng.standard_normal(out), w, x.shape), attrs
+
+
+def _backprop_filter_infer(dout, x, filter_size, **attrs):
+    _check_specs("out_backprop", dout, "input", x)
+    w_shape = _size("filter_size", filter_size)
+    _check_dout(dout, x.shape, w_shape, _geometry(x.shape, w_shape, **attrs))
+    return TensorSpec(w_shape, dout.dtype)
+
+
+Conv2DBackpropFilter = OpDef(
+    "Conv2DBackpropFilter", (Arg("out_backprop"), Arg("input"), Arg("filter_size", STATIC)),
+    _GRAD_ATTRS, infer=_backprop_filter_infer, promote="common",
+    doc="Gradient of Conv2D with respect to its weight.")
+
+
+@Conv2DBackpropFilter.kernel("CPU", dtypes=FLOATS)
 def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
     g = _geometry(x.shape, filter_size, **attrs)
     dt, (dout, x) = _compute(dout, x)
@@ -391,46 +454,19 @@ def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
     return dwt.transpose(0, 2, 1).reshape(filter_size)
 
 
-# -- gradient rules (written with operators, so they differentiate again) ----------
-
-def _conv_attrs(attrs) -> dict:
-    """Conv2D's attributes from a gradient op's, with an explicit pad_list made 'pad'."""
-    a = dict(attrs)
-    pad_list = a.pop("pad_list", None)
-    if pad_list is not None and any(_pad4(pad_list)):
-        a["pad_mode"], a["pad"] = "pad", tuple(pad_list)
-    return a
-
-
-def conv2d_bprop(x, weight, out, dout, **attrs):
-    dx = Conv2DBackpropInput(dout, weight, x.shape, **attrs) if wanted(0) else None
-    dw = Conv2DBackpropFilter(dout, x, weight.shape, **attrs) if wanted(1) else None
-    return dx, dw
-
-
-def conv2d_backprop_input_bprop(g, weight, input_size, out, dout, **attrs):
-    a = _conv_attrs(attrs)
-    return Conv2D(dout, weight, **a), Conv2DBackpropFilter(g, dout, weight.shape, **a), None
-
-
+@Conv2DBackpropFilter.bprop
 def conv2d_backprop_filter_bprop(g, x, filter_size, out, dout, **attrs):
     a = _conv_attrs(attrs)
     return Conv2D(x, dout, **a), Conv2DBackpropInput(g, dout, x.shape, **a), None
 
 
-# -- functional API -----------------------------------------------------------------
-
-def _add_bias(out, bias, name):
-    from ms_ops.defs import arithmetic, array
-
-    if bias is None:
-        return out
-    if tuple(bias.shape) != (out.shape[1],):
-        raise ValueError(f"{name}: bias shape {tuple(bias.shape)} must be ({out.shape[1]},), "
-                         f"one value per output channel (output shape {out.shape})")
-    return arithmetic.Add(out, array.Reshape(bias, (1, out.shape[1], 1, 1)))
+@Conv2DBackpropFilter.samples
+def _backprop_filter(rng):
+    for x, w, attrs, out in _geometry_samples(rng):
+        yield (rng.standard_normal(out), x, w.shape), attrs
 
 
+@functional("conv2d")
 def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1,
            groups=1):
     """2-d convolution of NCHW ``input`` with ``weight`` ``(Cout, Cin/groups, kh, kw)``.
@@ -454,6 +490,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     return _add_bias(out, bias, "conv2d")
 
 
+@functional("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1):
     """Transposed 2-d convolution; ``weight`` is ``(Cin, Cout/groups, kh, kw)``.
@@ -483,13 +520,3 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                               stride=(sh, sw), dilation=(dh, dw), group=groups)
     return _add_bias(out, bias, "conv_transpose2d")
 
-
-PRIMITIVES = (Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter)
-CPU_KERNELS = {Conv2D: (conv2d_cpu, FLOATS),
-               Conv2DBackpropInput: (conv2d_backprop_input_cpu, FLOATS),
-               Conv2DBackpropFilter: (conv2d_backprop_filter_cpu, FLOATS)}
-BPROPS = {Conv2D: conv2d_bprop, Conv2DBackpropInput: conv2d_backprop_input_bprop,
-          Conv2DBackpropFilter: conv2d_backprop_filter_bprop}
-FUNCTIONS = {"Conv2DTranspose": Conv2DBackpropInput.primitive, "conv2d": conv2d,
-             "conv_transpose2d": conv_transpose2d}
-TENSOR_METHODS = {}

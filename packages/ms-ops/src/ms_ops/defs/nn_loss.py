@@ -16,14 +16,13 @@ from ms_ops.defs.arithmetic import Add, Div, Mul, Neg, Sub
 from ms_ops.defs.reduction import ReduceSum
 from ms_ops.infer import broadcast_shapes, check_dtype, check_rank, shape_text
 from ms_ops.kernels import _loss
-from ms_ops.opdef import FLOATS, INTS, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, INTS, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor.tensor import Tensor
 
 _REDUCTIONS = ("none", "mean", "sum")
 _LOG_EPS = 1e-12  # BinaryCrossEntropy clamps log(x) and log(1 - x) at log(1e-12), as MindSpore
 
 
-# -- inference -------------------------------------------------------------------------
 def _check_reduction(reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
@@ -48,24 +47,6 @@ def _check_logits_2d(logits):
         raise ValueError(f"logits shape {shape_text(logits.shape)} has no classes")
 
 
-def _sce_infer(logits, labels):
-    _check_logits_2d(logits)
-    check_dtype("labels", labels, FLOATS)
-    _check_same_shape("labels", labels, "logits", logits)
-    return TensorSpec(logits.shape[:1], logits.dtype), TensorSpec(logits.shape, logits.dtype)
-
-
-def _sparse_sce_infer(logits, labels, is_grad=False):
-    _check_logits_2d(logits)
-    check_dtype("labels", labels, INTS)
-    if labels.shape != logits.shape[:1]:
-        raise ValueError(f"labels shape {shape_text(labels.shape)} must be (N,) = "
-                         f"({logits.shape[0]},) for logits shape {shape_text(logits.shape)}")
-    if not isinstance(is_grad, bool):
-        raise TypeError(f"'is_grad' must be a bool, got {type(is_grad).__name__} {is_grad!r}")
-    return TensorSpec(logits.shape if is_grad else (), logits.dtype)
-
-
 def _nll_shapes(logits, labels, weight):
     check_dtype("logits", logits, FLOATS)
     check_dtype("labels", labels, INTS)
@@ -84,125 +65,13 @@ def _nll_shapes(logits, labels, weight):
     return want
 
 
-def _nll_infer(logits, labels, weight, reduction="mean", ignore_index=-100):
-    _check_reduction(reduction)
-    per_item = _nll_shapes(logits, labels, weight)
-    return (TensorSpec(per_item if reduction == "none" else (), logits.dtype),
-            TensorSpec((), weight.dtype))
-
-
-def _nll_grad_infer(logits, loss_grad, labels, weight, total_weight, reduction="mean",
-                    ignore_index=-100):
-    _check_reduction(reduction)
-    per_item = _nll_shapes(logits, labels, weight)
-    want = per_item if reduction == "none" else ()
-    if loss_grad.shape != want:
-        raise ValueError(f"loss_grad shape {shape_text(loss_grad.shape)} must be "
-                         f"{shape_text(want)} for reduction {reduction!r}")
-    return TensorSpec(logits.shape, logits.dtype)
-
-
 def _reduced(spec, reduction):
     return TensorSpec(spec.shape if reduction == "none" else (), spec.dtype)
 
 
-def _bce_infer(logits, labels, weight, reduction="mean"):
-    _check_reduction(reduction)
-    for name, s in (("logits", logits), ("labels", labels), ("weight", weight)):
-        check_dtype(name, s, FLOATS)
-    _check_same_shape("labels", labels, "logits", logits)
-    _check_broadcasts_to("weight", weight, "logits", logits)
-    return _reduced(logits, reduction)
-
-
-def _bce_with_logits_infer(logits, label, weight, pos_weight, reduction="mean"):
-    _check_reduction(reduction)
-    for name, s in (("logits", logits), ("label", label), ("weight", weight),
-                    ("pos_weight", pos_weight)):
-        check_dtype(name, s, FLOATS)
-    _check_same_shape("label", label, "logits", logits)
-    _check_broadcasts_to("weight", weight, "logits", logits)
-    _check_broadcasts_to("pos_weight", pos_weight, "logits", logits)
-    return _reduced(logits, reduction)
-
-
-def _smooth_l1_infer(logits, labels, beta=1.0, reduction="none"):
-    _check_reduction(reduction)
-    check_dtype("logits", logits, FLOATS)
-    check_dtype("labels", labels, FLOATS)
-    _check_same_shape("labels", labels, "logits", logits)
-    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:
-        raise ValueError(f"beta must be a number > 0, got {beta!r}")
-    return _reduced(logits, reduction)
-
-
 _REDUCTION = Attr("reduction", "mean")
 
-SoftmaxCrossEntropyWithLogits = OpDef(
-    "SoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
-    infer=_sce_infer, promote="common", nondiff_inputs=("labels",),
-    doc="""Cross-entropy of ``softmax(logits)`` against dense ``labels``, both (N, C).
 
-    Outputs ``(loss, backprop)``: ``loss`` (N,) is ``-sum(labels * log_softmax(logits))`` per
-    row and ``backprop`` (N, C) is ``softmax(logits) - labels``, the gradient when each
-    label row sums to 1. ``labels`` take no gradient (MindSpore's rule returns zeros).
-    """)
-
-SparseSoftmaxCrossEntropyWithLogits = OpDef(
-    "SparseSoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
-    (Attr("is_grad", False),), infer=_sparse_sce_infer, nondiff_inputs=("labels",),
-    doc="""Mean cross-entropy of ``softmax(logits)`` (N, C) against class indices
-    ``labels`` (N,), a 0-d tensor; with ``is_grad=True`` it returns the gradient of that
-    mean instead, ``(softmax(logits) - one_hot(labels)) / N``. Labels must lie in [0, C).
-    """)
-
-NLLLoss = OpDef(
-    "NLLLoss", (Arg("logits"), Arg("labels"), Arg("weight")),
-    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_infer,
-    nondiff_inputs=("labels", "weight"),
-    doc="""Negative log-likelihood: ``-weight[t] * logits[n, t]`` for each target ``t``,
-    reduced (``'mean'`` divides by the total weight of the counted targets).
-
-    ``logits`` is (N, C) or (N, C, d1, ...) (MindSpore's primitive takes (N, C); the extra
-    dimensions serve ``ops.nll_loss``), ``labels`` has its shape without C. Targets equal
-    to ``ignore_index`` count for nothing. Outputs ``(loss, total_weight)``.
-    """)
-
-NLLLossGrad = OpDef(
-    "NLLLossGrad",
-    (Arg("logits"), Arg("loss_grad"), Arg("labels"), Arg("weight"), Arg("total_weight")),
-    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_grad_infer,
-    nondiff_inputs=("labels", "weight", "total_weight"),
-    doc="Gradient of NLLLoss's loss with respect to ``logits``, given ``loss_grad``.")
-
-BinaryCrossEntropy = OpDef(
-    "BinaryCrossEntropy", (Arg("logits"), Arg("labels"), Arg("weight")), (_REDUCTION,),
-    infer=_bce_infer, promote="common", nondiff_inputs=("labels", "weight"),
-    doc="""``-weight * (labels * log(logits) + (1 - labels) * log(1 - logits))`` for
-    probabilities ``logits``, each log clamped at log(1e-12), then reduced.
-
-    ``weight`` is required here (it broadcasts to ``logits``); ``ops.binary_cross_entropy``
-    supplies ones when it is omitted. ``labels`` and ``weight`` take no gradient.
-    """)
-
-BCEWithLogitsLoss = OpDef(
-    "BCEWithLogitsLoss", (Arg("logits"), Arg("label"), Arg("weight"), Arg("pos_weight")),
-    (_REDUCTION,), infer=_bce_with_logits_infer, promote="common",
-    nondiff_inputs=("label", "weight", "pos_weight"),
-    doc="""Binary cross-entropy of ``sigmoid(logits)`` against ``label``, computed from
-    the logits without overflow: ``weight * (pos_weight * label * softplus(-logits)
-    + (1 - label) * softplus(logits))``, then reduced. ``weight`` and ``pos_weight``
-    broadcast to ``logits``; only ``logits`` takes a gradient.
-    """)
-
-SmoothL1Loss = OpDef(
-    "SmoothL1Loss", (Arg("logits"), Arg("labels")),
-    (Attr("beta", 1.0), Attr("reduction", "none")), infer=_smooth_l1_infer, promote="common",
-    doc="""``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta``, with
-    ``d = logits - labels``; then reduced (``'none'`` by default, as in MindSpore).""")
-
-
-# -- kernels ---------------------------------------------------------------------------
 def _work(a):
     """float32/float64 stay; float16 and bfloat16 are computed in float32."""
     return np.ascontiguousarray(a if a.dtype in (np.float32, np.float64) else
@@ -217,19 +86,6 @@ def _check_labels(labels, n_classes, ignore_index=None):
         at = np.argwhere(bad)[0]
         raise ValueError(f"labels must lie in [0, {n_classes}), got {labels[tuple(at)]} at "
                          f"index {tuple(int(i) for i in at)}")
-
-
-def softmax_cross_entropy_cpu(logits, labels):
-    x = _work(logits)
-    return _loss.softmax_cross_entropy(x, np.ascontiguousarray(labels, dtype=x.dtype))
-
-
-def sparse_softmax_cross_entropy_cpu(logits, labels, is_grad=False):
-    _check_labels(labels, logits.shape[1])
-    if labels.dtype not in (np.int32, np.int64):
-        labels = labels.astype(np.int64)
-    return _loss.sparse_softmax_cross_entropy(_work(logits), np.ascontiguousarray(labels),
-                                              is_grad)
 
 
 def _log_softmax_rows(x):
@@ -268,51 +124,10 @@ def _picked(labels, ignore_index, weight):
     return safe, weight[safe] * keep
 
 
-def nll_loss_cpu(logits, labels, weight, reduction="mean", ignore_index=-100):
-    _check_labels(labels, logits.shape[1], ignore_index)
-    safe, w = _picked(labels, ignore_index, weight)
-    loss = -w * np.take_along_axis(logits, safe[:, None], axis=1)[:, 0]
-    total = w.sum()
-    if reduction == "mean":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return loss.sum() / total, total
-    return (loss if reduction == "none" else loss.sum()), total
-
-
-def nll_loss_grad_cpu(logits, loss_grad, labels, weight, total_weight, reduction="mean",
-                      ignore_index=-100):
-    _check_labels(labels, logits.shape[1], ignore_index)
-    safe, w = _picked(labels, ignore_index, weight)
-    scale = loss_grad / total_weight if reduction == "mean" else loss_grad
-    grad = np.zeros(logits.shape, np.result_type(logits, loss_grad))
-    np.put_along_axis(grad, safe[:, None], (-w * scale)[:, None], axis=1)
-    return grad
-
-
-def binary_cross_entropy_cpu(logits, labels, weight, reduction="mean"):
-    with np.errstate(divide="ignore"):
-        log_x = np.log(np.maximum(logits, _LOG_EPS))
-        log_1mx = np.log(np.maximum(1.0 - logits, _LOG_EPS))
-    return _reduce_np(-weight * (labels * log_x + (1.0 - labels) * log_1mx), reduction)
-
-
 def _softplus_np(z):
     return np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z)))
 
 
-def bce_with_logits_cpu(logits, label, weight, pos_weight, reduction="mean"):
-    loss = weight * (pos_weight * label * _softplus_np(-logits)
-                     + (1.0 - label) * _softplus_np(logits))
-    return _reduce_np(loss, reduction)
-
-
-def smooth_l1_loss_cpu(logits, labels, beta=1.0, reduction="none"):
-    d = logits - labels
-    ad = np.abs(d)
-    return _reduce_np(np.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
-
-
-# -- gradient rules --------------------------------------------------------------------
 def _zeros_for(d, like):
     """A zero cotangent for an output nothing downstream used (``None``)."""
     return Tensor(np.zeros(like.shape, like.dtype.np)) if d is None else d
@@ -327,71 +142,6 @@ def _spread(dout, like, reduction):
     return array.BroadcastTo(dout, like.shape)
 
 
-def softmax_cross_entropy_bprop(logits, labels, out, dout):
-    """d loss / d logits = p * sum(labels) - labels with p = softmax(logits), which is
-    ``backprop`` when labels sum to 1; d backprop / d logits is the softmax Jacobian."""
-    d_loss, d_back = (_zeros_for(d, o) for d, o in zip(dout, out))
-    p = Add(out[1], labels)
-    mass = ReduceSum(labels, (1,), keep_dims=True)
-    grad = Mul(array.Reshape(d_loss, (-1, 1)), Sub(Mul(p, mass), labels))
-    grad = Add(grad, Mul(p, Sub(d_back, ReduceSum(Mul(d_back, p), (1,),
-                                                            keep_dims=True))))
-    return grad, None
-
-
-def sparse_softmax_cross_entropy_bprop(logits, labels, out, dout, is_grad=False):
-    if not is_grad:
-        return Mul(SparseSoftmaxCrossEntropyWithLogits(logits, labels, is_grad=True), dout), None
-    from ms_ops.defs import activation
-
-    # out = (p - one_hot) / N: its derivative is the softmax Jacobian over N
-    p = activation.Softmax(logits, axis=-1)
-    jvp = Mul(p, Sub(dout, ReduceSum(Mul(dout, p), (1,), keep_dims=True)))
-    return Mul(jvp, 1.0 / logits.shape[0]), None
-
-
-def nll_loss_bprop(logits, labels, weight, out, dout, reduction="mean", ignore_index=-100):
-    d_loss = _zeros_for(dout[0], out[0])
-    grad = NLLLossGrad(logits, d_loss, labels, weight, out[1], reduction=reduction,
-                       ignore_index=ignore_index)
-    return grad, None, None
-
-
-def nll_loss_grad_bprop(logits, loss_grad, labels, weight, total_weight, out, dout,
-                        reduction="mean", ignore_index=-100):
-    # the gradient is linear in loss_grad, with the same coefficients as NLLLoss itself
-    g = NLLLoss(dout, labels, weight, reduction=reduction, ignore_index=ignore_index)[0]
-    return Tensor(np.zeros(logits.shape, logits.dtype.np)), g, None, None, None
-
-
-def binary_cross_entropy_bprop(logits, labels, weight, out, dout, reduction="mean"):
-    from ms_ops.defs import arithmetic
-
-    x = logits
-    denom = arithmetic.Maximum(Mul(x, Sub(1.0, x)), _LOG_EPS)
-    grad = Mul(Mul(weight, Div(Sub(x, labels), denom)), _spread(dout, x, reduction))
-    return grad, None, None
-
-
-def bce_with_logits_bprop(logits, label, weight, pos_weight, out, dout, reduction="mean"):
-    from ms_ops.defs import activation
-
-    # d/dx = weight * (sigmoid(x) * (1 - y + pos_weight * y) - pos_weight * y)
-    py = Mul(pos_weight, label)
-    coef = Sub(Mul(activation.Sigmoid(logits), Add(Sub(1.0, label), py)), py)
-    return Mul(Mul(weight, coef), _spread(dout, logits, reduction)), None, None, None
-
-
-def smooth_l1_loss_bprop(logits, labels, out, dout, beta=1.0, reduction="none"):
-    from ms_ops.defs import arithmetic
-
-    slope = arithmetic.Minimum(arithmetic.Maximum(Mul(Sub(logits, labels), 1.0 / beta), -1.0),
-                               1.0)
-    grad = Mul(slope, _spread(dout, logits, reduction))
-    return grad, Neg(grad)
-
-
-# -- functional forms ------------------------------------------------------------------
 def _check_functional_reduction(who, reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{who}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
@@ -413,6 +163,362 @@ def _per_class(weight, ndim):
     return array.Reshape(weight, (1, -1) + (1,) * (ndim - 2))
 
 
+# Sample inputs shared by several operators: Samples for the loss primitives: every
+# ``reduction``, class weights, an ``ignore_index`` that some labels hit, (N, C, d)
+# inputs for NLLLoss, probabilities inside (0, 1) for BinaryCrossEntropy, and
+# SmoothL1Loss differences away from ``beta`` (where it switches from quadratic to
+# linear).
+REDUCTIONS = ("none", "mean", "sum")
+
+
+def _probabilities(rng, shape):
+    p = rng.uniform(0.1, 1.0, shape)
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def _log_probabilities(rng, shape):
+    x = rng.standard_normal(shape)
+    return x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+
+
+def _nll_cases(rng):
+    """(logits, labels, weight, attrs): 2-d and (N, C, d) inputs, every reduction."""
+    for reduction in REDUCTIONS:
+        yield (_log_probabilities(rng, (3, 4)), np.array([0, 3, 1]),
+               rng.uniform(0.5, 2.0, 4), {"reduction": reduction})
+    yield (_log_probabilities(rng, (2, 3, 2)), np.array([[0, 2], [1, 1]]),
+           rng.uniform(0.5, 2.0, 3), {"reduction": "none"})
+    yield (_log_probabilities(rng, (2, 3, 2)), np.array([[0, 2], [1, 1]]),
+           rng.uniform(0.5, 2.0, 3), {})
+    yield (_log_probabilities(rng, (4, 3)), np.array([2, 1, 0, 1]),
+           rng.uniform(0.5, 2.0, 3), {"ignore_index": 1})
+
+
+def _sce_infer(logits, labels):
+    _check_logits_2d(logits)
+    check_dtype("labels", labels, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    return TensorSpec(logits.shape[:1], logits.dtype), TensorSpec(logits.shape, logits.dtype)
+
+
+SoftmaxCrossEntropyWithLogits = OpDef(
+    "SoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
+    infer=_sce_infer, promote="common", nondiff_inputs=("labels",),
+    doc="""Cross-entropy of ``softmax(logits)`` against dense ``labels``, both (N, C).
+
+    Outputs ``(loss, backprop)``: ``loss`` (N,) is ``-sum(labels * log_softmax(logits))`` per
+    row and ``backprop`` (N, C) is ``softmax(logits) - labels``, the gradient when each
+    label row sums to 1. ``labels`` take no gradient (MindSpore's rule returns zeros).
+    """)
+
+
+@SoftmaxCrossEntropyWithLogits.kernel("CPU", dtypes=FLOATS)
+def softmax_cross_entropy_cpu(logits, labels):
+    x = _work(logits)
+    return _loss.softmax_cross_entropy(x, np.ascontiguousarray(labels, dtype=x.dtype))
+
+
+@SoftmaxCrossEntropyWithLogits.bprop
+def softmax_cross_entropy_bprop(logits, labels, out, dout):
+    """d loss / d logits = p * sum(labels) - labels with p = softmax(logits), which is
+    ``backprop`` when labels sum to 1; d backprop / d logits is the softmax Jacobian."""
+    d_loss, d_back = (_zeros_for(d, o) for d, o in zip(dout, out))
+    p = Add(out[1], labels)
+    mass = ReduceSum(labels, (1,), keep_dims=True)
+    grad = Mul(array.Reshape(d_loss, (-1, 1)), Sub(Mul(p, mass), labels))
+    grad = Add(grad, Mul(p, Sub(d_back, ReduceSum(Mul(d_back, p), (1,),
+                                                            keep_dims=True))))
+    return grad, None
+
+
+@SoftmaxCrossEntropyWithLogits.samples
+def _softmax_ce(rng):
+    yield (rng.standard_normal((3, 4)), _probabilities(rng, (3, 4))), {}
+    yield (rng.standard_normal((2, 5)), np.eye(5)[[1, 3]]), {}
+
+
+def _sparse_sce_infer(logits, labels, is_grad=False):
+    _check_logits_2d(logits)
+    check_dtype("labels", labels, INTS)
+    if labels.shape != logits.shape[:1]:
+        raise ValueError(f"labels shape {shape_text(labels.shape)} must be (N,) = "
+                         f"({logits.shape[0]},) for logits shape {shape_text(logits.shape)}")
+    if not isinstance(is_grad, bool):
+        raise TypeError(f"'is_grad' must be a bool, got {type(is_grad).__name__} {is_grad!r}")
+    return TensorSpec(logits.shape if is_grad else (), logits.dtype)
+
+
+SparseSoftmaxCrossEntropyWithLogits = OpDef(
+    "SparseSoftmaxCrossEntropyWithLogits", (Arg("logits"), Arg("labels")),
+    (Attr("is_grad", False),), infer=_sparse_sce_infer, nondiff_inputs=("labels",),
+    doc="""Mean cross-entropy of ``softmax(logits)`` (N, C) against class indices
+    ``labels`` (N,), a 0-d tensor; with ``is_grad=True`` it returns the gradient of that
+    mean instead, ``(softmax(logits) - one_hot(labels)) / N``. Labels must lie in [0, C).
+    """)
+
+
+@SparseSoftmaxCrossEntropyWithLogits.kernel("CPU", dtypes=None)
+def sparse_softmax_cross_entropy_cpu(logits, labels, is_grad=False):
+    _check_labels(labels, logits.shape[1])
+    if labels.dtype not in (np.int32, np.int64):
+        labels = labels.astype(np.int64)
+    return _loss.sparse_softmax_cross_entropy(_work(logits), np.ascontiguousarray(labels),
+                                              is_grad)
+
+
+@SparseSoftmaxCrossEntropyWithLogits.bprop
+def sparse_softmax_cross_entropy_bprop(logits, labels, out, dout, is_grad=False):
+    if not is_grad:
+        return Mul(SparseSoftmaxCrossEntropyWithLogits(logits, labels, is_grad=True), dout), None
+    from ms_ops.defs import activation
+
+    # out = (p - one_hot) / N: its derivative is the softmax Jacobian over N
+    p = activation.Softmax(logits, axis=-1)
+    jvp = Mul(p, Sub(dout, ReduceSum(Mul(dout, p), (1,), keep_dims=True)))
+    return Mul(jvp, 1.0 / logits.shape[0]), None
+
+
+@SparseSoftmaxCrossEntropyWithLogits.samples
+def _sparse_softmax_ce(rng):
+    for is_grad in (False, True):
+        yield (rng.standard_normal((3, 4)), rng.integers(0, 4, 3)), {"is_grad": is_grad}
+
+
+def _nll_infer(logits, labels, weight, reduction="mean", ignore_index=-100):
+    _check_reduction(reduction)
+    per_item = _nll_shapes(logits, labels, weight)
+    return (TensorSpec(per_item if reduction == "none" else (), logits.dtype),
+            TensorSpec((), weight.dtype))
+
+
+NLLLoss = OpDef(
+    "NLLLoss", (Arg("logits"), Arg("labels"), Arg("weight")),
+    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_infer,
+    nondiff_inputs=("labels", "weight"),
+    doc="""Negative log-likelihood: ``-weight[t] * logits[n, t]`` for each target ``t``,
+    reduced (``'mean'`` divides by the total weight of the counted targets).
+
+    ``logits`` is (N, C) or (N, C, d1, ...) (MindSpore's primitive takes (N, C); the extra
+    dimensions serve ``ops.nll_loss``), ``labels`` has its shape without C. Targets equal
+    to ``ignore_index`` count for nothing. Outputs ``(loss, total_weight)``.
+    """)
+
+
+@NLLLoss.kernel("CPU", dtypes=None)
+def nll_loss_cpu(logits, labels, weight, reduction="mean", ignore_index=-100):
+    _check_labels(labels, logits.shape[1], ignore_index)
+    safe, w = _picked(labels, ignore_index, weight)
+    loss = -w * np.take_along_axis(logits, safe[:, None], axis=1)[:, 0]
+    total = w.sum()
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return loss.sum() / total, total
+    return (loss if reduction == "none" else loss.sum()), total
+
+
+@NLLLoss.bprop
+def nll_loss_bprop(logits, labels, weight, out, dout, reduction="mean", ignore_index=-100):
+    d_loss = _zeros_for(dout[0], out[0])
+    grad = NLLLossGrad(logits, d_loss, labels, weight, out[1], reduction=reduction,
+                       ignore_index=ignore_index)
+    return grad, None, None
+
+
+@NLLLoss.samples
+def _nll(rng):
+    for logits, labels, weight, attrs in _nll_cases(rng):
+        yield (logits, labels, weight), attrs
+
+
+def _nll_grad_infer(logits, loss_grad, labels, weight, total_weight, reduction="mean",
+                    ignore_index=-100):
+    _check_reduction(reduction)
+    per_item = _nll_shapes(logits, labels, weight)
+    want = per_item if reduction == "none" else ()
+    if loss_grad.shape != want:
+        raise ValueError(f"loss_grad shape {shape_text(loss_grad.shape)} must be "
+                         f"{shape_text(want)} for reduction {reduction!r}")
+    return TensorSpec(logits.shape, logits.dtype)
+
+
+NLLLossGrad = OpDef(
+    "NLLLossGrad",
+    (Arg("logits"), Arg("loss_grad"), Arg("labels"), Arg("weight"), Arg("total_weight")),
+    (_REDUCTION, Attr("ignore_index", -100)), infer=_nll_grad_infer,
+    nondiff_inputs=("labels", "weight", "total_weight"),
+    doc="Gradient of NLLLoss's loss with respect to ``logits``, given ``loss_grad``.")
+
+
+@NLLLossGrad.kernel("CPU", dtypes=None)
+def nll_loss_grad_cpu(logits, loss_grad, labels, weight, total_weight, reduction="mean",
+                      ignore_index=-100):
+    _check_labels(labels, logits.shape[1], ignore_index)
+    safe, w = _picked(labels, ignore_index, weight)
+    scale = loss_grad / total_weight if reduction == "mean" else loss_grad
+    grad = np.zeros(logits.shape, np.result_type(logits, loss_grad))
+    np.put_along_axis(grad, safe[:, None], (-w * scale)[:, None], axis=1)
+    return grad
+
+
+@NLLLossGrad.bprop
+def nll_loss_grad_bprop(logits, loss_grad, labels, weight, total_weight, out, dout,
+                        reduction="mean", ignore_index=-100):
+    # the gradient is linear in loss_grad, with the same coefficients as NLLLoss itself
+    g = NLLLoss(dout, labels, weight, reduction=reduction, ignore_index=ignore_index)[0]
+    return Tensor(np.zeros(logits.shape, logits.dtype.np)), g, None, None, None
+
+
+@NLLLossGrad.samples
+def _nll_grad(rng):
+    for logits, labels, weight, attrs in _nll_cases(rng):
+        per_item = labels.shape if attrs.get("reduction", "mean") == "none" else ()
+        ignored = labels == attrs.get("ignore_index", -100)
+        total = np.array(np.where(ignored, 0.0, weight[labels]).sum())  # NLLLoss's
+        yield (logits, rng.standard_normal(per_item), labels, weight, total), attrs
+
+
+def _bce_infer(logits, labels, weight, reduction="mean"):
+    _check_reduction(reduction)
+    for name, s in (("logits", logits), ("labels", labels), ("weight", weight)):
+        check_dtype(name, s, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    _check_broadcasts_to("weight", weight, "logits", logits)
+    return _reduced(logits, reduction)
+
+
+BinaryCrossEntropy = OpDef(
+    "BinaryCrossEntropy", (Arg("logits"), Arg("labels"), Arg("weight")), (_REDUCTION,),
+    infer=_bce_infer, promote="common", nondiff_inputs=("labels", "weight"),
+    doc="""``-weight * (labels * log(logits) + (1 - labels) * log(1 - logits))`` for
+    probabilities ``logits``, each log clamped at log(1e-12), then reduced.
+
+    ``weight`` is required here (it broadcasts to ``logits``); ``ops.binary_cross_entropy``
+    supplies ones when it is omitted. ``labels`` and ``weight`` take no gradient.
+    """)
+
+
+@BinaryCrossEntropy.kernel("CPU", dtypes=FLOATS)
+def binary_cross_entropy_cpu(logits, labels, weight, reduction="mean"):
+    with np.errstate(divide="ignore"):
+        log_x = np.log(np.maximum(logits, _LOG_EPS))
+        log_1mx = np.log(np.maximum(1.0 - logits, _LOG_EPS))
+    return _reduce_np(-weight * (labels * log_x + (1.0 - labels) * log_1mx), reduction)
+
+
+@BinaryCrossEntropy.bprop
+def binary_cross_entropy_bprop(logits, labels, weight, out, dout, reduction="mean"):
+    from ms_ops.defs import arithmetic
+
+    x = logits
+    denom = arithmetic.Maximum(Mul(x, Sub(1.0, x)), _LOG_EPS)
+    grad = Mul(Mul(weight, Div(Sub(x, labels), denom)), _spread(dout, x, reduction))
+    return grad, None, None
+
+
+@BinaryCrossEntropy.samples
+def _bce(rng):
+    for reduction in REDUCTIONS:
+        yield (rng.uniform(0.1, 0.9, (3, 4)), rng.uniform(0.0, 1.0, (3, 4)),
+               rng.uniform(0.5, 2.0, (3, 4))), {"reduction": reduction}
+    yield (rng.uniform(0.1, 0.9, (3, 4)), (rng.random((3, 4)) < 0.5).astype(float),
+           rng.uniform(0.5, 2.0, (4,))), {}
+
+
+def _bce_with_logits_infer(logits, label, weight, pos_weight, reduction="mean"):
+    _check_reduction(reduction)
+    for name, s in (("logits", logits), ("label", label), ("weight", weight),
+                    ("pos_weight", pos_weight)):
+        check_dtype(name, s, FLOATS)
+    _check_same_shape("label", label, "logits", logits)
+    _check_broadcasts_to("weight", weight, "logits", logits)
+    _check_broadcasts_to("pos_weight", pos_weight, "logits", logits)
+    return _reduced(logits, reduction)
+
+
+BCEWithLogitsLoss = OpDef(
+    "BCEWithLogitsLoss", (Arg("logits"), Arg("label"), Arg("weight"), Arg("pos_weight")),
+    (_REDUCTION,), infer=_bce_with_logits_infer, promote="common",
+    nondiff_inputs=("label", "weight", "pos_weight"),
+    doc="""Binary cross-entropy of ``sigmoid(logits)`` against ``label``, computed from
+    the logits without overflow: ``weight * (pos_weight * label * softplus(-logits)
+    + (1 - label) * softplus(logits))``, then reduced. ``weight`` and ``pos_weight``
+    broadcast to ``logits``; only ``logits`` takes a gradient.
+    """)
+
+
+@BCEWithLogitsLoss.kernel("CPU", dtypes=FLOATS)
+def bce_with_logits_cpu(logits, label, weight, pos_weight, reduction="mean"):
+    loss = weight * (pos_weight * label * _softplus_np(-logits)
+                     + (1.0 - label) * _softplus_np(logits))
+    return _reduce_np(loss, reduction)
+
+
+@BCEWithLogitsLoss.bprop
+def bce_with_logits_bprop(logits, label, weight, pos_weight, out, dout, reduction="mean"):
+    from ms_ops.defs import activation
+
+    # d/dx = weight * (sigmoid(x) * (1 - y + pos_weight * y) - pos_weight * y)
+    py = Mul(pos_weight, label)
+    coef = Sub(Mul(activation.Sigmoid(logits), Add(Sub(1.0, label), py)), py)
+    return Mul(Mul(weight, coef), _spread(dout, logits, reduction)), None, None, None
+
+
+@BCEWithLogitsLoss.samples
+def _bce_logits(rng):
+    for reduction in REDUCTIONS:
+        yield (rng.standard_normal((3, 4)), rng.uniform(0.0, 1.0, (3, 4)),
+               rng.uniform(0.5, 2.0, (3, 4)), rng.uniform(0.5, 2.0, (3, 4))), \
+            {"reduction": reduction}
+    yield (rng.standard_normal((3, 4)), (rng.random((3, 4)) < 0.5).astype(float),
+           rng.uniform(0.5, 2.0, (4,)), rng.uniform(0.5, 2.0, (1,))), {}
+
+
+def _smooth_l1_infer(logits, labels, beta=1.0, reduction="none"):
+    _check_reduction(reduction)
+    check_dtype("logits", logits, FLOATS)
+    check_dtype("labels", labels, FLOATS)
+    _check_same_shape("labels", labels, "logits", logits)
+    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:
+        raise ValueError(f"beta must be a number > 0, got {beta!r}")
+    return _reduced(logits, reduction)
+
+
+SmoothL1Loss = OpDef(
+    "SmoothL1Loss", (Arg("logits"), Arg("labels")),
+    (Attr("beta", 1.0), Attr("reduction", "none")), infer=_smooth_l1_infer, promote="common",
+    doc="""``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta``, with
+    ``d = logits - labels``; then reduced (``'none'`` by default, as in MindSpore).""")
+
+
+@SmoothL1Loss.kernel("CPU", dtypes=FLOATS)
+def smooth_l1_loss_cpu(logits, labels, beta=1.0, reduction="none"):
+    d = logits - labels
+    ad = np.abs(d)
+    return _reduce_np(np.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta), reduction)
+
+
+@SmoothL1Loss.bprop
+def smooth_l1_loss_bprop(logits, labels, out, dout, beta=1.0, reduction="none"):
+    from ms_ops.defs import arithmetic
+
+    slope = arithmetic.Minimum(arithmetic.Maximum(Mul(Sub(logits, labels), 1.0 / beta), -1.0),
+                               1.0)
+    grad = Mul(slope, _spread(dout, logits, reduction))
+    return grad, Neg(grad)
+
+
+@SmoothL1Loss.samples
+def _smooth_l1(rng):
+    """|logits - labels| in [0.05, 0.8] or [1.2, 2.5] times beta: both branches, no
+    point on the switch."""
+    for beta, reduction in ((1.0, "none"), (1.0, "mean"), (0.5, "sum")):
+        labels = rng.standard_normal((2, 3))
+        gap = np.array([[0.05, 0.4, 0.8], [1.2, 1.8, 2.5]]) * beta
+        sign = rng.choice([-1.0, 1.0], (2, 3))
+        yield (labels + sign * gap, labels), {"beta": beta, "reduction": reduction}
+
+
+@functional("nll_loss")
 def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
              label_smoothing=0.0):
     """Negative log-likelihood of log-probabilities ``inputs`` (N, C) or (N, C, d1, ...)
@@ -447,6 +553,7 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     return Add(Mul(loss, 1.0 - label_smoothing), Mul(smooth, label_smoothing / n_classes))
 
 
+@functional("cross_entropy")
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
     """Cross-entropy between ``softmax(input)`` over axis 1 and ``target``.
@@ -487,6 +594,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     return Mul(total, n_classes / input.size) if reduction == "mean" else total
 
 
+@functional("binary_cross_entropy")
 def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     """Binary cross-entropy of probabilities ``logits`` against ``labels`` (see
     BinaryCrossEntropy); ``weight`` defaults to ones.
@@ -499,6 +607,7 @@ def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
     return BinaryCrossEntropy(logits, labels, weight, reduction=reduction)
 
 
+@functional("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,
                                      reduction="mean"):
     """Binary cross-entropy of ``sigmoid(input)`` against ``target`` (see
@@ -513,6 +622,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return BCEWithLogitsLoss(input, target, weight, pos_weight, reduction=reduction)
 
 
+@functional("mse_loss")
 def mse_loss(input, target, reduction="mean"):
     """Squared error ``(input - target)**2`` (broadcasting), reduced.
 
@@ -524,6 +634,7 @@ def mse_loss(input, target, reduction="mean"):
     return _reduce(Mul(d, d), reduction)
 
 
+@functional("l1_loss")
 def l1_loss(input, target, reduction="mean"):
     """Absolute error ``|input - target|`` (broadcasting), reduced.
 
@@ -536,6 +647,7 @@ def l1_loss(input, target, reduction="mean"):
     return _reduce(arithmetic.Abs(Sub(input, target)), reduction)
 
 
+@functional("smooth_l1_loss")
 def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     """Smooth L1 (Huber-like) loss; see SmoothL1Loss. Not reduced by default.
 
@@ -544,32 +656,3 @@ def smooth_l1_loss(input, target, beta=1.0, reduction="none"):
     """
     _check_functional_reduction("smooth_l1_loss", reduction)
     return SmoothL1Loss(input, target, beta=float(beta), reduction=reduction)
-
-
-PRIMITIVES = (SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits, NLLLoss,
-              NLLLossGrad, BinaryCrossEntropy, BCEWithLogitsLoss, SmoothL1Loss)
-CPU_KERNELS = {
-    SoftmaxCrossEntropyWithLogits: (softmax_cross_entropy_cpu, FLOATS),
-    SparseSoftmaxCrossEntropyWithLogits: (sparse_softmax_cross_entropy_cpu, None),
-    NLLLoss: (nll_loss_cpu, None),
-    NLLLossGrad: (nll_loss_grad_cpu, None),
-    BinaryCrossEntropy: (binary_cross_entropy_cpu, FLOATS),
-    BCEWithLogitsLoss: (bce_with_logits_cpu, FLOATS),
-    SmoothL1Loss: (smooth_l1_loss_cpu, FLOATS),
-}
-BPROPS = {
-    SoftmaxCrossEntropyWithLogits: softmax_cross_entropy_bprop,
-    SparseSoftmaxCrossEntropyWithLogits: sparse_softmax_cross_entropy_bprop,
-    NLLLoss: nll_loss_bprop,
-    NLLLossGrad: nll_loss_grad_bprop,
-    BinaryCrossEntropy: binary_cross_entropy_bprop,
-    BCEWithLogitsLoss: bce_with_logits_bprop,
-    SmoothL1Loss: smooth_l1_loss_bprop,
-}
-FUNCTIONS = {
-    "cross_entropy": cross_entropy, "nll_loss": nll_loss,
-    "binary_cross_entropy": binary_cross_entropy,
-    "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits,
-    "mse_loss": mse_loss, "l1_loss": l1_loss, "smooth_l1_loss": smooth_l1_loss,
-}
-TENSOR_METHODS = {}

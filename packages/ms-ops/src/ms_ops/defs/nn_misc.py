@@ -16,7 +16,7 @@ from ms_ops.defs.arithmetic import Div, Mul, Sub
 from ms_ops.defs.random import seeded_generator
 from ms_ops.dispatch import execute
 from ms_ops.infer import check_bool, check_dtype, check_int, check_rank
-from ms_ops.opdef import FLOATS, INTS, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, INTS, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor.tensor import Tensor
 
 
@@ -28,6 +28,13 @@ def _number(name, value, low=None, high=None, low_open=False):
         lb = "(" if low_open else "["
         raise ValueError(f"{name!r} must be in {lb}{low}, {high}], got {value}")
     return value
+
+
+def _as_int(name, value) -> int:
+    """A static int that MindSpore also accepts as a 0-d integer tensor."""
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype in INTS:
+        value = int(value.asnumpy())
+    return check_int(name, value)
 
 
 def _dropout_infer(x, keep_prob=0.5, Seed0=0, Seed1=0):
@@ -46,11 +53,22 @@ Dropout = OpDef("Dropout", (Arg("x"),), (Attr("keep_prob", 0.5), Attr("Seed0", 0
                     "1 / keep_prob; returns (output, mask).")
 
 
-def _as_int(name, value) -> int:
-    """A static int that MindSpore also accepts as a 0-d integer tensor."""
-    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype in INTS:
-        value = int(value.asnumpy())
-    return check_int(name, value)
+@Dropout.kernel("CPU", dtypes=FLOATS)
+def dropout_cpu(x, keep_prob=0.5, Seed0=0, Seed1=0, *, state):
+    mask = (state.random(x.shape) < keep_prob).astype(x.dtype)
+    return x * mask * np.asarray(1 / keep_prob, x.dtype), mask
+
+
+@Dropout.bprop
+def dropout_bprop(x, out, dout, keep_prob=0.5, Seed0=0, Seed1=0):
+    # The mask is the second output, so the rule reads the mask the forward pass drew.
+    return (Mul(Mul(dout[0], out[1]), 1 / keep_prob),)
+
+
+@Dropout.samples
+def _dropout(rng):
+    yield (rng.standard_normal((3, 4)),), {"keep_prob": 0.6, "Seed0": 1, "Seed1": 2}
+    yield (rng.standard_normal((2, 3)),), {"keep_prob": 1.0, "Seed0": 3, "Seed1": 0}
 
 
 def _segment_sum_infer(x, ids, num_segments):
@@ -68,7 +86,31 @@ UnsortedSegmentSum = OpDef(
     "UnsortedSegmentSum", (Arg("input_x"), Arg("segment_ids"), Arg("num_segments", STATIC)),
     infer=_segment_sum_infer, nondiff_inputs=("segment_ids",),
     doc="out[s] = sum of input_x[i] over the i with segment_ids[i] == s; ids outside "
-        "[0, num_segments) are dropped (MindSpore's CPU kernel rejects ids >= num_segments).")
+        "[0, num_segments) are dropped (MindSpore's CPU kernel rejects ids >= num_segments).",
+    functional="unsorted_segment_sum")
+
+
+@UnsortedSegmentSum.kernel("CPU", dtypes=NUMBERS)
+def unsorted_segment_sum_cpu(x, ids, num_segments):
+    num = _as_int("num_segments", num_segments)
+    rest = x.shape[ids.ndim:]
+    flat_ids = ids.reshape(-1)
+    keep = (flat_ids >= 0) & (flat_ids < num)
+    out = np.zeros((num,) + rest, x.dtype)
+    np.add.at(out, flat_ids[keep], x.reshape((-1,) + rest)[keep])
+    return out
+
+
+@UnsortedSegmentSum.bprop
+def unsorted_segment_sum_bprop(x, ids, num_segments, out, dout):
+    return (EmbeddingLookup(dout, ids, 0), None, None)
+
+
+@UnsortedSegmentSum.samples
+def _segment_sum(rng):
+    yield (rng.standard_normal((5, 2)), np.array([0, 2, 0, 1, 2]), 3), {}
+    # 2-d ids; an id outside [0, num_segments) is dropped, segment 3 stays empty
+    yield (rng.standard_normal((2, 3, 2)), np.array([[1, -1, 0], [4, 1, 2]]), 4), {}
 
 
 def _lookup_infer(params, indices, offset):
@@ -85,6 +127,30 @@ EmbeddingLookup = OpDef(
     infer=_lookup_infer, nondiff_inputs=("input_indices",),
     doc="Rows ``input_indices - offset`` of input_params; rows outside the table are zero "
         "(each shard of a split table looks up only its own rows).")
+
+
+@EmbeddingLookup.kernel("CPU", dtypes=NUMBERS)
+def embedding_lookup_cpu(params, indices, offset):
+    rows = params.shape[0]
+    idx = indices.astype(np.int64) - _as_int("offset", offset)
+    inside = (idx >= 0) & (idx < rows)
+    out = params[np.where(inside, idx, 0)]
+    out[~inside] = 0
+    return out
+
+
+@EmbeddingLookup.bprop
+def embedding_lookup_bprop(params, indices, offset, out, dout):
+    offset = _as_int("offset", offset)
+    ids = Sub(indices, offset) if offset else indices
+    return (UnsortedSegmentSum(dout, ids, params.shape[0]), None, None)
+
+
+@EmbeddingLookup.samples
+def _embedding_lookup(rng):
+    yield (rng.standard_normal((4, 3)), np.array([[0, 3], [1, 0]]), 0), {}
+    # a shard holding rows 2..5: ids below 2 or above 5 read zeros
+    yield (rng.standard_normal((4, 2)), np.array([1, 2, 5, 6, 3, 3]), 2), {}
 
 
 def _embedding_infer(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -111,34 +177,11 @@ Embedding = OpDef(
     doc="Rows ``input`` of ``weight``. The row ``padding_idx`` gets no gradient; "
         "``scale_grad_by_freq`` divides each row's gradient by how often it was looked up; "
         "rows with a ``norm_type``-norm above ``max_norm`` are scaled down to it in the output "
-        "(MindSpore also rescales ``weight`` in place; here ``weight`` is left unchanged).")
+        "(MindSpore also rescales ``weight`` in place; here ``weight`` is left unchanged).",
+    functional="embedding")
 
 
-# -- CPU kernels ------------------------------------------------------------------------
-def dropout_cpu(x, keep_prob=0.5, Seed0=0, Seed1=0, *, state):
-    mask = (state.random(x.shape) < keep_prob).astype(x.dtype)
-    return x * mask * np.asarray(1 / keep_prob, x.dtype), mask
-
-
-def unsorted_segment_sum_cpu(x, ids, num_segments):
-    num = _as_int("num_segments", num_segments)
-    rest = x.shape[ids.ndim:]
-    flat_ids = ids.reshape(-1)
-    keep = (flat_ids >= 0) & (flat_ids < num)
-    out = np.zeros((num,) + rest, x.dtype)
-    np.add.at(out, flat_ids[keep], x.reshape((-1,) + rest)[keep])
-    return out
-
-
-def embedding_lookup_cpu(params, indices, offset):
-    rows = params.shape[0]
-    idx = indices.astype(np.int64) - _as_int("offset", offset)
-    inside = (idx >= 0) & (idx < rows)
-    out = params[np.where(inside, idx, 0)]
-    out[~inside] = 0
-    return out
-
-
+@Embedding.kernel("CPU", dtypes=NUMBERS)
 def embedding_cpu(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
                   scale_grad_by_freq=False):
     rows = weight.shape[0]
@@ -153,22 +196,7 @@ def embedding_cpu(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return out
 
 
-# -- gradient rules ----------------------------------------------------------------------
-def dropout_bprop(x, out, dout, keep_prob=0.5, Seed0=0, Seed1=0):
-    # The mask is the second output, so the rule reads the mask the forward pass drew.
-    return (Mul(Mul(dout[0], out[1]), 1 / keep_prob),)
-
-
-def unsorted_segment_sum_bprop(x, ids, num_segments, out, dout):
-    return (EmbeddingLookup(dout, ids, 0), None, None)
-
-
-def embedding_lookup_bprop(params, indices, offset, out, dout):
-    offset = _as_int("offset", offset)
-    ids = Sub(indices, offset) if offset else indices
-    return (UnsortedSegmentSum(dout, ids, params.shape[0]), None, None)
-
-
+@Embedding.bprop
 def embedding_bprop(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, out,
                     dout):
     rows = weight.shape[0]
@@ -185,7 +213,22 @@ def embedding_bprop(input, weight, padding_idx, max_norm, norm_type, scale_grad_
     return (None, dweight, None, None, None, None)
 
 
-# -- functional forms ---------------------------------------------------------------------
+@Embedding.samples
+def _embedding(rng):
+    # Static inputs: padding_idx, max_norm, norm_type, scale_grad_by_freq. Those three
+    # options make the rule differ from the derivative on purpose (MindSpore's rule: the
+    # padding row gets no gradient, gradients are divided by counts, the max_norm rescale
+    # is treated as an in-place update of weight). The samples run their code paths where
+    # rule and derivative agree: padding_idx not looked up, distinct ids, norms below
+    # max_norm.
+    ids = np.array([[0, 3, 1], [3, 4, 3]])
+    yield (ids, rng.standard_normal((5, 3)), None, None, 2.0, False), {}
+    yield (ids, rng.standard_normal((5, 3)), 2, None, 2.0, False), {}
+    yield (np.array([4, 0, 2]), rng.standard_normal((5, 3)), None, None, 2.0, True), {}
+    yield (ids, 0.2 * rng.standard_normal((5, 3)), None, 1.0, 2.0, False), {}
+
+
+@functional("dropout")
 def dropout(input, p=0.5, training=True, seed=None):
     """Zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
@@ -200,17 +243,3 @@ def dropout(input, p=0.5, training=True, seed=None):
         return input
     attrs = {"keep_prob": 1.0 - p, "Seed0": 0, "Seed1": 0}
     return execute(Dropout, [input], attrs, state=seeded_generator("dropout", seed))[0]
-
-
-PRIMITIVES = (Dropout, UnsortedSegmentSum, EmbeddingLookup, Embedding)
-CPU_KERNELS = {
-    Dropout: (dropout_cpu, FLOATS),
-    UnsortedSegmentSum: (unsorted_segment_sum_cpu, NUMBERS),
-    EmbeddingLookup: (embedding_lookup_cpu, NUMBERS),
-    Embedding: (embedding_cpu, NUMBERS),
-}
-BPROPS = {Dropout: dropout_bprop, UnsortedSegmentSum: unsorted_segment_sum_bprop,
-          EmbeddingLookup: embedding_lookup_bprop, Embedding: embedding_bprop}
-FUNCTIONS = {"dropout": dropout, "embedding": Embedding,
-             "unsorted_segment_sum": UnsortedSegmentSum}
-TENSOR_METHODS = {}

@@ -17,13 +17,12 @@ from ms_ops.defs._grad_util import sum_to
 from ms_ops.defs.arithmetic import Add, Mul, Neg, Sub
 from ms_ops.infer import check_bool, check_dtype, normalize_axis, shape_text
 from ms_ops.kernels import _norm
-from ms_ops.opdef import FLOATS, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor.tensor import Tensor
 
 _FORMATS = ("NCHW", "NHWC")
 
 
-# -- inference -------------------------------------------------------------------------
 def _channel_axis(ndim: int, data_format: str) -> int:
     return ndim - 1 if data_format == "NHWC" else 1
 
@@ -58,68 +57,6 @@ def _check_channels(x, data_format, params, x_name="input_x") -> int:
     return c
 
 
-def _batch_norm_infer(x, scale, bias, mean, variance, is_training=False, epsilon=1e-5,
-                      momentum=0.1, data_format="NCHW"):
-    _check_bn_attrs(is_training, epsilon, data_format, momentum)
-    c = _check_channels(x, data_format, (("scale", scale), ("bias", bias), ("mean", mean),
-                                         ("variance", variance)))
-    stat = TensorSpec((c,), scale.dtype)
-    return TensorSpec(x.shape, x.dtype), stat, stat, stat, stat
-
-
-def _batch_norm_grad_infer(dy, x, scale, save_mean, save_variance, is_training=False,
-                           epsilon=1e-5, data_format="NCHW"):
-    _check_bn_attrs(is_training, epsilon, data_format)
-    c = _check_channels(x, data_format, (("scale", scale), ("save_mean", save_mean),
-                                         ("save_variance", save_variance)))
-    check_dtype("dy", dy, FLOATS)
-    if dy.shape != x.shape:
-        raise ValueError(f"dy shape {shape_text(dy.shape)} must equal x shape "
-                         f"{shape_text(x.shape)}")
-    return TensorSpec(x.shape, x.dtype), TensorSpec((c,), scale.dtype), \
-        TensorSpec((c,), scale.dtype)
-
-
-BatchNorm = OpDef(
-    "BatchNorm",
-    (Arg("input_x"), Arg("scale"), Arg("bias"), Arg("mean"), Arg("variance")),
-    (Attr("is_training", False), Attr("epsilon", 1e-5), Attr("momentum", 0.1),
-     Attr("data_format", "NCHW")),
-    infer=_batch_norm_infer, nondiff_inputs=("mean", "variance"), writes=(3, 4),
-    doc="""Batch normalization: ``y = (x - mean) / sqrt(variance + epsilon) * scale + bias``
-    per channel (axis 1 for NCHW, the last axis for NHWC; ``input_x`` is (N, C, ...)).
-
-    Outputs ``(y, batch_mean, batch_variance, reserve_space_1, reserve_space_2)``, the last
-    four of shape (C,). In training the statistics are the batch's (mean and biased
-    variance, once as ``batch_*`` and again as ``reserve_space_*`` for the gradient); in
-    inference all four are copies of the ``mean`` and ``variance`` inputs, as MindSpore
-    documents. (MindSpore 2.x's CPU kernel returns zeros for ``batch_mean`` and
-    ``batch_variance``; the documented values are given here.)
-
-    Mutates its inputs: with ``is_training=True`` the ``mean`` and ``variance`` tensors are
-    updated in place, as MindSpore updates its moving-statistics Parameters:
-    ``mean = (1 - momentum) * mean + momentum * batch_mean`` and likewise ``variance``
-    with the unbiased batch variance. They must have the dtype of ``scale`` so they can be
-    written without a cast. They take no gradient (MindSpore's rule returns zeros).
-    """)
-
-BatchNormGrad = OpDef(
-    "BatchNormGrad",
-    (Arg("dy"), Arg("x"), Arg("scale"), Arg("save_mean"), Arg("save_variance")),
-    (Attr("is_training", False), Attr("epsilon", 1e-5), Attr("data_format", "NCHW")),
-    infer=_batch_norm_grad_infer,
-    doc="""Gradients of BatchNorm's ``y`` with respect to ``x``, ``scale`` and ``bias``:
-    ``(dx, dscale, dbias)``.
-
-    ``save_mean``/``save_variance`` are the statistics the forward pass normalized with:
-    the batch's (``reserve_space_1/2``) in training, where ``dx`` then includes how they
-    depend on ``x``, and the running ones in inference. Its own gradient rule (for second
-    derivatives) treats every input, the statistics included, as independent; the
-    BatchNorm rule adds the paths through the statistics.
-    """)
-
-
-# -- kernels ---------------------------------------------------------------------------
 def _as_3d(a: np.ndarray, data_format: str, dtype=None) -> np.ndarray:
     """A contiguous float32/float64 ``(outer, C, inner)`` view of ``a``."""
     if dtype is None:
@@ -133,30 +70,6 @@ def _as_3d(a: np.ndarray, data_format: str, dtype=None) -> np.ndarray:
 
 def _f64(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float64)
-
-
-def batch_norm_cpu(x, scale, bias, mean, variance, is_training=False, epsilon=1e-5,
-                   momentum=0.1, data_format="NCHW"):
-    x3 = _as_3d(x, data_format)
-    if not is_training:
-        y = _norm.batch_norm_inference(x3, _f64(scale), _f64(bias), _f64(mean),
-                                       _f64(variance), epsilon)
-        return y.reshape(x.shape), mean.copy(), variance.copy(), mean.copy(), variance.copy()
-    y, batch_mean, batch_var = _norm.batch_norm_training(x3, _f64(scale), _f64(bias), epsilon)
-    count = x3.shape[0] * x3.shape[2]
-    unbiased = batch_var * (count / (count - 1)) if count > 1 else batch_var
-    mean[...] = (1.0 - momentum) * mean + momentum * batch_mean
-    variance[...] = (1.0 - momentum) * variance + momentum * unbiased
-    return y.reshape(x.shape), batch_mean, batch_var, batch_mean.copy(), batch_var.copy()
-
-
-def batch_norm_grad_cpu(dy, x, scale, save_mean, save_variance, is_training=False,
-                        epsilon=1e-5, data_format="NCHW"):
-    x3 = _as_3d(x, data_format)
-    dx, dscale, dbias = _norm.batch_norm_grad(
-        _as_3d(dy, data_format, x3.dtype), x3, _f64(scale), _f64(save_mean),
-        _f64(save_variance), epsilon, is_training)
-    return dx.reshape(x.shape), dscale, dbias
 
 
 def batch_norm_training_reference(x3, scale, bias, epsilon):
@@ -193,46 +106,6 @@ def _norm_axes(shape, begin_norm_axis) -> tuple:
                        len(shape)))
 
 
-def _layer_norm_infer(x, gamma, beta, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
-    for name, s in (("input_x", x), ("gamma", gamma), ("beta", beta)):
-        check_dtype(name, s, FLOATS)
-    if x.ndim == 0:
-        raise ValueError("input_x must be at least 1-d, got a 0-d tensor")
-    if not isinstance(epsilon, float) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a positive float, got {epsilon!r}")
-    axes = _norm_axes(x.shape, begin_norm_axis)
-    params = x.shape[normalize_axis(begin_params_axis, x.ndim, "begin_params_axis"):]
-    for name, s in (("gamma", gamma), ("beta", beta)):
-        if s.shape != params:
-            raise ValueError(f"{name} shape {shape_text(s.shape)} must be input_x shape "
-                             f"{shape_text(x.shape)}[begin_params_axis={begin_params_axis}:] "
-                             f"= {shape_text(params)}")
-    stat = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
-    return TensorSpec(x.shape, x.dtype), TensorSpec(stat, x.dtype), TensorSpec(stat, x.dtype)
-
-
-LayerNorm = OpDef(
-    "LayerNorm", (Arg("input_x"), Arg("gamma"), Arg("beta")),
-    (Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1), Attr("epsilon", 1e-7)),
-    infer=_layer_norm_infer,
-    doc="""Layer normalization over the axes from ``begin_norm_axis`` on; ``gamma`` and
-    ``beta`` have shape ``input_x.shape[begin_params_axis:]``.
-
-    Outputs ``(y, mean, rstd)``; ``mean`` and ``rstd = 1 / sqrt(variance + epsilon)``
-    keep the normalized axes as size 1. This is MindSpore 2.x's documented third output
-    (its CPU kernel returns the variance there instead).
-    """)
-
-
-def layer_norm_cpu(x, gamma, beta, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
-    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
-    axes = _norm_axes(x.shape, begin_norm_axis)
-    mean = work.mean(axis=axes, keepdims=True)
-    centered = work - mean
-    rstd = 1.0 / np.sqrt(np.mean(centered * centered, axis=axes, keepdims=True) + epsilon)
-    return centered * rstd * gamma + beta, mean, rstd
-
-
 def _l2_axis(axis, ndim) -> int:
     if isinstance(axis, (tuple, list)):
         if len(axis) != 1:
@@ -241,28 +114,6 @@ def _l2_axis(axis, ndim) -> int:
     return normalize_axis(axis, ndim)
 
 
-def _l2_normalize_infer(x, axis=0, epsilon=1e-4):
-    check_dtype("x", x, FLOATS)
-    _l2_axis(axis, x.ndim)
-    if not isinstance(epsilon, float) or epsilon < 0:
-        raise ValueError(f"epsilon must be a float >= 0, got {epsilon!r}")
-    return TensorSpec(x.shape, x.dtype)
-
-
-L2Normalize = OpDef(
-    "L2Normalize", (Arg("x"),), (Attr("axis", 0), Attr("epsilon", 1e-4)),
-    infer=_l2_normalize_infer,
-    doc="""``x / sqrt(max(sum(x**2, axis), epsilon))``: unit L2 norm along one ``axis``
-    (an int or a one-element tuple); ``epsilon`` bounds the squared norm from below.""")
-
-
-def l2_normalize_cpu(x, axis=0, epsilon=1e-4):
-    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
-    sq = np.sum(work * work, axis=_l2_axis(axis, x.ndim), keepdims=True)
-    return work / np.sqrt(np.maximum(sq, epsilon))
-
-
-# -- gradient rules --------------------------------------------------------------------
 def _full(shape, like, value):
     return Tensor(np.full(shape, value, like.dtype.np))
 
@@ -281,6 +132,69 @@ def _channel_sum(v, axis):
     return reduction.ReduceSum(v, tuple(i for i in range(v.ndim) if i != axis))
 
 
+# Sample inputs shared by several operators: Samples for BatchNorm (and its gradient
+# operator), LayerNorm and L2Normalize: training and inference, NCHW, NHWC and 2-d
+# inputs, several normalized axes, and L2Normalize on both sides of its ``epsilon``
+# floor.
+LAYOUTS = [((2, 3, 2, 2), "NCHW"), ((4, 3), "NCHW"), ((2, 2, 3), "NHWC")]
+
+
+def _channel_params(rng, c):
+    """scale, bias, mean, variance (positive) for ``c`` channels."""
+    return (rng.uniform(0.5, 1.5, c), rng.standard_normal(c), rng.standard_normal(c) * 0.1,
+            rng.uniform(0.5, 1.5, c))
+
+
+def _batch_norm_infer(x, scale, bias, mean, variance, is_training=False, epsilon=1e-5,
+                      momentum=0.1, data_format="NCHW"):
+    _check_bn_attrs(is_training, epsilon, data_format, momentum)
+    c = _check_channels(x, data_format, (("scale", scale), ("bias", bias), ("mean", mean),
+                                         ("variance", variance)))
+    stat = TensorSpec((c,), scale.dtype)
+    return TensorSpec(x.shape, x.dtype), stat, stat, stat, stat
+
+
+BatchNorm = OpDef(
+    "BatchNorm",
+    (Arg("input_x"), Arg("scale"), Arg("bias"), Arg("mean"), Arg("variance")),
+    (Attr("is_training", False), Attr("epsilon", 1e-5), Attr("momentum", 0.1),
+     Attr("data_format", "NCHW")),
+    infer=_batch_norm_infer, nondiff_inputs=("mean", "variance"), writes=(3, 4),
+    doc="""Batch normalization: ``y = (x - mean) / sqrt(variance + epsilon) * scale + bias``
+    per channel (axis 1 for NCHW, the last axis for NHWC; ``input_x`` is (N, C, ...)).
+
+    Outputs ``(y, batch_mean, batch_variance, reserve_space_1, reserve_space_2)``, the last
+    four of shape (C,). In training the statistics are the batch's (mean and biased
+    variance, once as ``batch_*`` and again as ``reserve_space_*`` for the gradient); in
+    inference all four are copies of the ``mean`` and ``variance`` inputs, as MindSpore
+    documents. (MindSpore 2.x's CPU kernel returns zeros for ``batch_mean`` and
+    ``batch_variance``; the documented values are given here.)
+
+    Mutates its inputs: with ``is_training=True`` the ``mean`` and ``variance`` tensors are
+    updated in place, as MindSpore updates its moving-statistics Parameters:
+    ``mean = (1 - momentum) * mean + momentum * batch_mean`` and likewise ``variance``
+    with the unbiased batch variance. They must have the dtype of ``scale`` so they can be
+    written without a cast. They take no gradient (MindSpore's rule returns zeros).
+    """)
+
+
+@BatchNorm.kernel("CPU", dtypes=FLOATS)
+def batch_norm_cpu(x, scale, bias, mean, variance, is_training=False, epsilon=1e-5,
+                   momentum=0.1, data_format="NCHW"):
+    x3 = _as_3d(x, data_format)
+    if not is_training:
+        y = _norm.batch_norm_inference(x3, _f64(scale), _f64(bias), _f64(mean),
+                                       _f64(variance), epsilon)
+        return y.reshape(x.shape), mean.copy(), variance.copy(), mean.copy(), variance.copy()
+    y, batch_mean, batch_var = _norm.batch_norm_training(x3, _f64(scale), _f64(bias), epsilon)
+    count = x3.shape[0] * x3.shape[2]
+    unbiased = batch_var * (count / (count - 1)) if count > 1 else batch_var
+    mean[...] = (1.0 - momentum) * mean + momentum * batch_mean
+    variance[...] = (1.0 - momentum) * variance + momentum * unbiased
+    return y.reshape(x.shape), batch_mean, batch_var, batch_mean.copy(), batch_var.copy()
+
+
+@BatchNorm.bprop
 def batch_norm_bprop(x, scale, bias, mean, variance, out, dout, is_training=False,
                      epsilon=1e-5, momentum=0.1, data_format="NCHW"):
     dy = _zeros_for(dout[0], out[0])
@@ -301,6 +215,57 @@ def batch_norm_bprop(x, scale, bias, mean, variance, out, dout, is_training=Fals
     return dx, dscale, dbias, None, None
 
 
+@BatchNorm.samples
+def _batch_norm(rng):
+    for shape, fmt in LAYOUTS:
+        c = 3
+        for training in (False, True):
+            yield (rng.standard_normal(shape), *_channel_params(rng, c)), \
+                {"is_training": training, "data_format": fmt}
+    yield (rng.standard_normal((4, 3)), *_channel_params(rng, 3)), \
+        {"is_training": True, "epsilon": 1e-3, "momentum": 0.5}
+
+
+def _batch_norm_grad_infer(dy, x, scale, save_mean, save_variance, is_training=False,
+                           epsilon=1e-5, data_format="NCHW"):
+    _check_bn_attrs(is_training, epsilon, data_format)
+    c = _check_channels(x, data_format, (("scale", scale), ("save_mean", save_mean),
+                                         ("save_variance", save_variance)))
+    check_dtype("dy", dy, FLOATS)
+    if dy.shape != x.shape:
+        raise ValueError(f"dy shape {shape_text(dy.shape)} must equal x shape "
+                         f"{shape_text(x.shape)}")
+    return TensorSpec(x.shape, x.dtype), TensorSpec((c,), scale.dtype), \
+        TensorSpec((c,), scale.dtype)
+
+
+BatchNormGrad = OpDef(
+    "BatchNormGrad",
+    (Arg("dy"), Arg("x"), Arg("scale"), Arg("save_mean"), Arg("save_variance")),
+    (Attr("is_training", False), Attr("epsilon", 1e-5), Attr("data_format", "NCHW")),
+    infer=_batch_norm_grad_infer,
+    doc="""Gradients of BatchNorm's ``y`` with respect to ``x``, ``scale`` and ``bias``:
+    ``(dx, dscale, dbias)``.
+
+    ``save_mean``/``save_variance`` are the statistics the forward pass normalized with:
+    the batch's (``reserve_space_1/2``) in training, where ``dx`` then includes how they
+    depend on ``x``, and the running ones in inference. Its own gradient rule (for second
+    derivatives) treats every input, the statistics included, as independent; the
+    BatchNorm rule adds the paths through the statistics.
+    """)
+
+
+@BatchNormGrad.kernel("CPU", dtypes=FLOATS)
+def batch_norm_grad_cpu(dy, x, scale, save_mean, save_variance, is_training=False,
+                        epsilon=1e-5, data_format="NCHW"):
+    x3 = _as_3d(x, data_format)
+    dx, dscale, dbias = _norm.batch_norm_grad(
+        _as_3d(dy, data_format, x3.dtype), x3, _f64(scale), _f64(save_mean),
+        _f64(save_variance), epsilon, is_training)
+    return dx.reshape(x.shape), dscale, dbias
+
+
+@BatchNormGrad.bprop
 def batch_norm_grad_bprop(dy, x, scale, save_mean, save_variance, out, dout,
                           is_training=False, epsilon=1e-5, data_format="NCHW"):
     """Second derivatives of BatchNorm, from the closed forms in ``batch_norm_grad_reference``.
@@ -339,6 +304,61 @@ def batch_norm_grad_bprop(dy, x, scale, save_mean, save_variance, out, dout,
     return g_dy, g_x, g_scale, g_mean, g_var
 
 
+@BatchNormGrad.samples
+def _batch_norm_grad(rng):
+    for shape, fmt in LAYOUTS:
+        for training in (False, True):
+            x = rng.standard_normal(shape)
+            axes = tuple(i for i in range(x.ndim) if i != (x.ndim - 1 if fmt == "NHWC" else 1))
+            scale, _, mean, var = _channel_params(rng, 3)
+            if training:  # the batch statistics, as BatchNorm saves them
+                mean, var = x.mean(axis=axes), x.var(axis=axes)
+            yield (rng.standard_normal(shape), x, scale, mean, var), \
+                {"is_training": training, "data_format": fmt}
+
+
+def _layer_norm_infer(x, gamma, beta, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+    for name, s in (("input_x", x), ("gamma", gamma), ("beta", beta)):
+        check_dtype(name, s, FLOATS)
+    if x.ndim == 0:
+        raise ValueError("input_x must be at least 1-d, got a 0-d tensor")
+    if not isinstance(epsilon, float) or epsilon <= 0:
+        raise ValueError(f"epsilon must be a positive float, got {epsilon!r}")
+    axes = _norm_axes(x.shape, begin_norm_axis)
+    params = x.shape[normalize_axis(begin_params_axis, x.ndim, "begin_params_axis"):]
+    for name, s in (("gamma", gamma), ("beta", beta)):
+        if s.shape != params:
+            raise ValueError(f"{name} shape {shape_text(s.shape)} must be input_x shape "
+                             f"{shape_text(x.shape)}[begin_params_axis={begin_params_axis}:] "
+                             f"= {shape_text(params)}")
+    stat = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return TensorSpec(x.shape, x.dtype), TensorSpec(stat, x.dtype), TensorSpec(stat, x.dtype)
+
+
+LayerNorm = OpDef(
+    "LayerNorm", (Arg("input_x"), Arg("gamma"), Arg("beta")),
+    (Attr("begin_norm_axis", 1), Attr("begin_params_axis", 1), Attr("epsilon", 1e-7)),
+    infer=_layer_norm_infer,
+    doc="""Layer normalization over the axes from ``begin_norm_axis`` on; ``gamma`` and
+    ``beta`` have shape ``input_x.shape[begin_params_axis:]``.
+
+    Outputs ``(y, mean, rstd)``; ``mean`` and ``rstd = 1 / sqrt(variance + epsilon)``
+    keep the normalized axes as size 1. This is MindSpore 2.x's documented third output
+    (its CPU kernel returns the variance there instead).
+    """)
+
+
+@LayerNorm.kernel("CPU", dtypes=FLOATS)
+def layer_norm_cpu(x, gamma, beta, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
+    axes = _norm_axes(x.shape, begin_norm_axis)
+    mean = work.mean(axis=axes, keepdims=True)
+    centered = work - mean
+    rstd = 1.0 / np.sqrt(np.mean(centered * centered, axis=axes, keepdims=True) + epsilon)
+    return centered * rstd * gamma + beta, mean, rstd
+
+
+@LayerNorm.bprop
 def layer_norm_bprop(x, gamma, beta, out, dout, begin_norm_axis=1, begin_params_axis=1,
                      epsilon=1e-7):
     """dx = rstd * (g - mean(g) - xh * mean(g * xh)), g = dy * gamma, plus the paths
@@ -357,6 +377,41 @@ def layer_norm_bprop(x, gamma, beta, out, dout, begin_norm_axis=1, begin_params_
     return dx, sum_to(Mul(dy, xh), gamma.shape), sum_to(dy, beta.shape)
 
 
+@LayerNorm.samples
+def _layer_norm(rng):
+    x = rng.standard_normal((2, 3, 4))
+    yield (x, rng.uniform(0.5, 1.5, (3, 4)), rng.standard_normal((3, 4))), {}
+    yield (x, rng.uniform(0.5, 1.5, (4,)), rng.standard_normal((4,))), \
+        {"begin_norm_axis": -1, "begin_params_axis": -1}
+    yield (x, rng.uniform(0.5, 1.5, (3, 4)), rng.standard_normal((3, 4))), \
+        {"begin_norm_axis": 2, "begin_params_axis": 1, "epsilon": 1e-3}
+    yield (rng.standard_normal((4, 5)), rng.uniform(0.5, 1.5, (5,)),
+           rng.standard_normal((5,))), {"begin_norm_axis": 1, "begin_params_axis": 1}
+
+
+def _l2_normalize_infer(x, axis=0, epsilon=1e-4):
+    check_dtype("x", x, FLOATS)
+    _l2_axis(axis, x.ndim)
+    if not isinstance(epsilon, float) or epsilon < 0:
+        raise ValueError(f"epsilon must be a float >= 0, got {epsilon!r}")
+    return TensorSpec(x.shape, x.dtype)
+
+
+L2Normalize = OpDef(
+    "L2Normalize", (Arg("x"),), (Attr("axis", 0), Attr("epsilon", 1e-4)),
+    infer=_l2_normalize_infer,
+    doc="""``x / sqrt(max(sum(x**2, axis), epsilon))``: unit L2 norm along one ``axis``
+    (an int or a one-element tuple); ``epsilon`` bounds the squared norm from below.""")
+
+
+@L2Normalize.kernel("CPU", dtypes=FLOATS)
+def l2_normalize_cpu(x, axis=0, epsilon=1e-4):
+    work = x if x.dtype in (np.float32, np.float64) else x.astype(np.float32)
+    sq = np.sum(work * work, axis=_l2_axis(axis, x.ndim), keepdims=True)
+    return work / np.sqrt(np.maximum(sq, epsilon))
+
+
+@L2Normalize.bprop
 def l2_normalize_bprop(x, out, dout, axis=0, epsilon=1e-4):
     """y = x * r with r = rsqrt(max(s, eps)), s = sum(x**2): dx = r * dout - x * r**3 *
     sum(dout * x), the second term only where s > eps (else r is a constant)."""
@@ -370,7 +425,16 @@ def l2_normalize_bprop(x, out, dout, axis=0, epsilon=1e-4):
     return (Sub(Mul(dout, r), Mul(x, Mul(proj, active))),)
 
 
-# -- functional forms ------------------------------------------------------------------
+@L2Normalize.samples
+def _l2_normalize(rng):
+    yield (rng.standard_normal((3, 4)),), {}
+    yield (rng.standard_normal((3, 4)),), {"axis": -1}
+    yield (rng.standard_normal((2, 3, 2)),), {"axis": 1, "epsilon": 1e-6}
+    # squared norms below epsilon: the floor holds and the result is x / sqrt(epsilon)
+    yield (rng.uniform(-0.1, 0.1, (2, 3)),), {"axis": 0, "epsilon": 1.0}
+
+
+@functional("batch_norm")
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalization of ``input_x`` (N, C, ...) over channel axis 1.
@@ -388,6 +452,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
                      epsilon=float(eps), momentum=momentum)[0]
 
 
+@functional("layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Layer normalization over the trailing ``normalized_shape`` dimensions.
 
@@ -405,6 +470,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                      epsilon=float(eps))[0]
 
 
+@functional("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Group normalization: the C channels of ``input`` (N, C, ...) form ``num_groups``
     groups, each normalized over its channels and spatial positions, then scaled and
@@ -428,12 +494,3 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         y = Add(y, _per_channel(bias, input.ndim, 1))
     return y
-
-
-PRIMITIVES = (BatchNorm, BatchNormGrad, LayerNorm, L2Normalize)
-CPU_KERNELS = {BatchNorm: (batch_norm_cpu, FLOATS), BatchNormGrad: (batch_norm_grad_cpu, FLOATS),
-               LayerNorm: (layer_norm_cpu, FLOATS), L2Normalize: (l2_normalize_cpu, FLOATS)}
-BPROPS = {BatchNorm: batch_norm_bprop, BatchNormGrad: batch_norm_grad_bprop,
-          LayerNorm: layer_norm_bprop, L2Normalize: l2_normalize_bprop}
-FUNCTIONS = {"batch_norm": batch_norm, "layer_norm": layer_norm, "group_norm": group_norm}
-TENSOR_METHODS = {}

@@ -14,10 +14,9 @@ import numpy as np
 from ms_ops.defs.nn_conv import _pair
 from ms_ops.infer import check_dtype, check_rank
 from ms_ops.kernels import _pool
-from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 
-# -- geometry -----------------------------------------------------------------------
 
 class _Window:
     """Kernel, stride, leading padding and output size of one fixed-window pooling, and
@@ -121,8 +120,6 @@ def _avg2d_window(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                             count_include_pad, divisor_override)
 
 
-# -- inference ----------------------------------------------------------------------
-
 def _check_x(x, ranks=4):
     check_dtype("x", x, FLOATS)
     check_rank("x", x, ranks)
@@ -152,27 +149,6 @@ def _pool_grad_infer(x, out, grad, **attrs):
     return TensorSpec(x.shape, grad.dtype)
 
 
-def _pool_grad_grad_infer(x, out, grad, **attrs):
-    _check_x(x)
-    pooled = _pooled(x, _window(x, attrs)).shape
-    if out.shape != pooled or grad.shape != x.shape:
-        raise ValueError(f"out_origin shape {out.shape} and grad shape {grad.shape} should "
-                         f"be {pooled} and {x.shape} for x_origin shape {x.shape}")
-    return TensorSpec(pooled, grad.dtype)
-
-
-def _with_argmax_infer(x, **attrs):
-    out = _pool_infer(x, **attrs)
-    return out, TensorSpec(out.shape, mstype.int32)
-
-
-def _with_argmax_grad_infer(x, grad, argmax, **attrs):
-    _check_x(x)
-    pooled = _pooled(x, _window(x, attrs)).shape
-    _check_grad(x, pooled, grad=grad)
-    return _scatter_infer(grad, x, argmax, "MaxPoolWithArgmax")
-
-
 def _v2_infer(x, **attrs):
     _check_x(x)
     if attrs["argmax_type"] not in (mstype.int32, mstype.int64):
@@ -189,46 +165,9 @@ def _scatter_infer(grad, x, argmax, what):
     return TensorSpec(x.shape, grad.dtype)
 
 
-def _v2_grad_infer(x, grad, argmax, **attrs):
-    out, _ = _v2_infer(x, **attrs)
-    if grad.shape != out.shape:
-        raise ValueError(f"grad shape {grad.shape} should be {out.shape} for x shape {x.shape}")
-    return _scatter_infer(grad, x, argmax, "MaxPoolWithArgmaxV2")
-
-
-def _avg2d_infer(x, *window):
-    _check_x(x)
-    return _pooled(x, _avg2d_window(x, *window))
-
-
-def _avg2d_grad_infer(grad, image, *window):
-    _check_x(image)
-    pooled = _pooled(image, _avg2d_window(image, *window)).shape
-    _check_grad(image, pooled, grad=grad)
-    return TensorSpec(image.shape, grad.dtype)
-
-
 def _adaptive_infer(x, output_size):
     _check_x(x, (3, 4))
     return TensorSpec(x.shape[:-2] + _adaptive_size(x.shape, output_size), x.dtype)
-
-
-def _adaptive_max_infer(x, output_size):
-    out = _adaptive_infer(x, output_size)
-    return out, TensorSpec(out.shape, mstype.int64)
-
-
-def _adaptive_avg_grad_infer(grad, orig_input_shape):
-    check_dtype("input_grad", grad, FLOATS)
-    shape = tuple(orig_input_shape)
-    if grad.ndim not in (3, 4) or len(shape) != grad.ndim or shape[:-2] != grad.shape[:-2]:
-        raise ValueError(f"input_grad shape {grad.shape} does not fit orig_input_shape "
-                         f"{shape}")
-    return TensorSpec(shape, grad.dtype)
-
-
-def _adaptive_max_grad_infer(grad, x, argmax):
-    return _scatter_infer(grad, x, argmax, "AdaptiveMaxPool2D")
 
 
 _ATTRS = (Attr("kernel_size", 1), Attr("strides", 1), Attr("pad_mode", "VALID"),
@@ -242,56 +181,6 @@ _AVG2D_IN = (Arg("kernel_size", STATIC), Arg("stride", STATIC), Arg("padding", S
              Arg("divisor_override", STATIC, None))
 _NONDIFF = ("x_origin", "out_origin")
 
-MaxPool = OpDef("MaxPool", (Arg("x"),), _ATTRS, infer=_pool_infer,
-                doc="Maximum over each kernel_size window, moved by strides.")
-MaxPoolGrad = OpDef("MaxPoolGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_infer,
-                    nondiff_inputs=_NONDIFF,
-                    doc="MaxPool's input gradient: each window's grad goes to its maximum.")
-MaxPoolGradGrad = OpDef("MaxPoolGradGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_grad_infer,
-                        nondiff_inputs=_NONDIFF,
-                        doc="The gradient of MaxPoolGrad: ``grad`` read at each maximum.")
-MaxPoolWithArgmax = OpDef(
-    "MaxPoolWithArgmax", (Arg("x"),), _ATTRS, infer=_with_argmax_infer,
-    doc="MaxPool and the flat (h * W + w) index of each maximum in its plane (int32).")
-MaxPoolGradWithArgmax = OpDef(
-    "MaxPoolGradWithArgmax", (Arg("x"), Arg("grad"), Arg("argmax", promote=False)), _ATTRS,
-    infer=_with_argmax_grad_infer, nondiff_inputs=("x", "argmax"),
-    doc="MaxPoolWithArgmax's input gradient: grad added at the argmax positions (no window "
-        "is scanned again).")
-MaxPoolWithArgmaxV2 = OpDef(
-    "MaxPoolWithArgmaxV2", (Arg("x"),), _V2_ATTRS, infer=_v2_infer,
-    doc="Max pooling with symmetric ``pads`` and ``ceil_mode``, and the flat indices.")
-MaxPoolGradWithArgmaxV2 = OpDef(
-    "MaxPoolGradWithArgmaxV2", (Arg("x"), Arg("grad"), Arg("argmax", promote=False)),
-    _V2_ATTRS, infer=_v2_grad_infer, nondiff_inputs=("x", "argmax"),
-    doc="MaxPoolWithArgmaxV2's input gradient: grad added at the argmax positions.")
-AvgPool = OpDef("AvgPool", (Arg("x"),), _ATTRS, infer=_pool_infer,
-                doc="Mean over each window; SAME padding is not counted.")
-AvgPoolGrad = OpDef("AvgPoolGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_infer,
-                    nondiff_inputs=_NONDIFF, doc="AvgPool's input gradient.")
-AvgPool2D = OpDef(
-    "AvgPool2D", (Arg("input"),) + _AVG2D_IN, infer=_avg2d_infer,
-    doc="Average pooling with symmetric padding, ceil_mode, count_include_pad and "
-        "divisor_override (the functional avg_pool2d).")
-AvgPool2DGrad = OpDef(
-    "AvgPool2DGrad", (Arg("grad"), Arg("image")) + _AVG2D_IN, infer=_avg2d_grad_infer,
-    nondiff_inputs=("image",), doc="AvgPool2D's input gradient.")
-AdaptiveAvgPool2D = OpDef(
-    "AdaptiveAvgPool2D", (Arg("x"),), (Attr("output_size"),), infer=_adaptive_infer,
-    doc="Mean over windows [floor(i*H/oh), ceil((i+1)*H/oh)) giving output_size.")
-AdaptiveAvgPool2DGrad = OpDef(
-    "AdaptiveAvgPool2DGrad", (Arg("input_grad"), Arg("orig_input_shape", STATIC)),
-    infer=_adaptive_avg_grad_infer, doc="AdaptiveAvgPool2D's input gradient.")
-AdaptiveMaxPool2D = OpDef(
-    "AdaptiveMaxPool2D", (Arg("x"),), (Attr("output_size"),), infer=_adaptive_max_infer,
-    doc="Maximum over adaptive windows, and its flat index in the plane (int64).")
-AdaptiveMaxPool2DGrad = OpDef(
-    "AdaptiveMaxPool2DGrad", (Arg("y_grad"), Arg("x"), Arg("argmax", promote=False)),
-    infer=_adaptive_max_grad_infer, nondiff_inputs=("x", "argmax"),
-    doc="AdaptiveMaxPool2D's input gradient: y_grad added at the argmax positions.")
-
-
-# -- numpy references ---------------------------------------------------------------
 
 def _patches(x, w: _Window, fill):
     """``(..., oh, ow, kh*kw)`` windows of ``x`` padded with ``fill``, the flat index of
@@ -441,8 +330,6 @@ def adaptive_max_pool_grad_ref(grad, x, argmax):
     return _scatter_ref(grad, argmax, x.shape)
 
 
-# -- Cython kernels -----------------------------------------------------------------
-
 def _planes(*arrays):
     """Each array as a C-contiguous ``(planes, H, W)`` float32/float64 array."""
     dt = arrays[0].dtype if arrays[0].dtype in (np.float32, np.float64) else np.float32
@@ -484,98 +371,9 @@ def _avg_grad(grad, x_shape, w):
     return dx.reshape(x_shape)
 
 
-def max_pool_cpu(x, **attrs):
-    return _max(x, _window(x, attrs), False)[0]
-
-
-def max_pool_with_argmax_cpu(x, **attrs):
-    out, idx = _max(x, _window(x, attrs), True)
-    return out, idx.astype(np.int32)
-
-
-def max_pool_v2_cpu(x, **attrs):
-    return _max(x, _v2_window(x, attrs), True)
-
-
 def argmax_scatter_cpu(x, grad, argmax, **attrs):
     """MaxPoolGradWithArgmax and its V2: ``grad`` added at the argmax positions."""
     return _scatter(grad, x.shape, argmax)
-
-
-def max_pool_grad_cpu(x, out, grad, **attrs):
-    w = _window(x, attrs)
-    dt, (xp, gp) = _planes(x, grad)
-    dx = np.empty(xp.shape, dt)
-    _pool.max_pool_grad(xp, gp, dx, *w.max_args)
-    return dx.reshape(x.shape)
-
-
-def max_pool_grad_grad_cpu(x, out, grad, **attrs):
-    w = _window(x, attrs)
-    dt, (xp, gp) = _planes(x, grad)
-    res = np.empty((xp.shape[0], w.oh, w.ow), dt)
-    _pool.max_pool_grad_grad(xp, gp, res, *w.max_args)
-    return res.reshape(x.shape[:2] + res.shape[1:])
-
-
-def avg_pool_cpu(x, **attrs):
-    return _avg(x, _window(x, attrs))
-
-
-def avg_pool_grad_cpu(x, out, grad, **attrs):
-    return _avg_grad(grad, x.shape, _window(x, attrs))
-
-
-def avg_pool2d_cpu(x, **window):
-    return _avg(x, _avg2d_window(x, **window))
-
-
-def avg_pool2d_grad_cpu(grad, image, **window):
-    return _avg_grad(grad, image.shape, _avg2d_window(image, **window))
-
-
-def adaptive_avg_pool_cpu(x, output_size):
-    size = _adaptive_size(x.shape, output_size)
-    dt, (xp,) = _planes(x)
-    out = np.empty((xp.shape[0],) + size, dt)
-    _pool.adaptive_avg_pool(xp, out)
-    return out.reshape(x.shape[:-2] + size)
-
-
-def adaptive_avg_pool_grad_cpu(grad, orig_input_shape):
-    shape = tuple(orig_input_shape)
-    dt, (gp,) = _planes(grad)
-    dx = np.empty((gp.shape[0],) + shape[-2:], dt)
-    _pool.adaptive_avg_pool_grad(gp, dx)
-    return dx.reshape(shape)
-
-
-def adaptive_max_pool_cpu(x, output_size):
-    size = _adaptive_size(x.shape, output_size)
-    dt, (xp,) = _planes(x)
-    out = np.empty((xp.shape[0],) + size, dt)
-    idx = np.empty(out.shape, np.int64)
-    _pool.adaptive_max_pool(xp, out, idx)
-    shape = x.shape[:-2] + size
-    return out.reshape(shape), idx.reshape(shape)
-
-
-def adaptive_max_pool_grad_cpu(grad, x, argmax):
-    return _scatter(grad, x.shape, argmax)
-
-
-# -- gradient rules -----------------------------------------------------------------
-
-def max_pool_bprop(x, out, dout, **attrs):
-    return (MaxPoolGrad(x, out, dout, **attrs),)
-
-
-def max_pool_with_argmax_bprop(x, out, dout, **attrs):
-    return (MaxPoolGradWithArgmax(x, dout[0], out[1], **attrs),)
-
-
-def max_pool_v2_bprop(x, out, dout, **attrs):
-    return (MaxPoolGradWithArgmaxV2(x, dout[0], out[1], **attrs),)
 
 
 def _gather_at(dx, argmax):
@@ -593,48 +391,460 @@ def argmax_scatter_bprop(x, grad, argmax, out, dout, **attrs):
     return None, _gather_at(dout, argmax), None
 
 
+# Sample inputs shared by several operators: Samples for the pooling operators and their
+# gradient operators. Inputs of max pooling hold distinct values spaced well apart (a
+# permutation plus small noise), so no window has a tie that finite differences could
+# flip. The gradient operators get the forward results (``out_origin``, ``argmax``)
+# computed by the forward operator itself.
+def distinct(rng, shape):
+    """Values 0.2 or more apart in a random order: maxima stay put under small probes."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) * 0.25 + rng.uniform(0, 0.05, n) - n / 8).reshape(shape)
+
+
+def _run(op, *args, **attrs):
+    from ms_tensor.tensor import Tensor
+
+    out = op(*(Tensor(a) if isinstance(a, np.ndarray) else a for a in args), **attrs)
+    return tuple(o.asnumpy() for o in out) if isinstance(out, tuple) else out.asnumpy()
+
+
+_MODE_ATTRS = (
+    ((1, 2, 4, 3), {"kernel_size": 2, "strides": 1}),
+    ((1, 1, 5, 4), {"kernel_size": (3, 2), "strides": 2, "pad_mode": "SAME"}),
+    ((2, 1, 4, 4), {"kernel_size": 2, "strides": (2, 1), "pad_mode": "VALID"}),
+)
+
+
+def _max_pool(rng):
+    for shape, attrs in _MODE_ATTRS:
+        yield (distinct(rng, shape),), attrs
+
+
+_V2_ATTRS_samples = (
+    ((1, 2, 4, 3), {"kernel_size": 2, "strides": 2}),
+    ((1, 1, 5, 5), {"kernel_size": 3, "strides": 2, "pads": 1, "ceil_mode": True}),
+)
+
+
+# (input shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+_AVG2D = (
+    ((1, 2, 4, 3), 2, 1, 0, False, True, None),
+    ((1, 1, 5, 5), 3, 2, 1, True, False, None),
+    ((1, 1, 5, 4), (2, 3), (2, 1), (1, 1), False, True, 4),
+)
+
+
+_ADAPTIVE = (((1, 2, 5, 4), (2, 3)), ((2, 4, 3), 2), ((1, 1, 4, 5), (None, 2)))
+
+
+MaxPool = OpDef("MaxPool", (Arg("x"),), _ATTRS, infer=_pool_infer,
+                doc="Maximum over each kernel_size window, moved by strides.")
+
+
+@MaxPool.kernel("CPU", dtypes=FLOATS)
+def max_pool_cpu(x, **attrs):
+    return _max(x, _window(x, attrs), False)[0]
+
+
+@MaxPool.bprop
+def max_pool_bprop(x, out, dout, **attrs):
+    return (MaxPoolGrad(x, out, dout, **attrs),)
+
+
+MaxPool.samples(_max_pool)
+
+
+MaxPoolGrad = OpDef("MaxPoolGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_infer,
+                    nondiff_inputs=_NONDIFF,
+                    doc="MaxPool's input gradient: each window's grad goes to its maximum.")
+
+
+@MaxPoolGrad.kernel("CPU", dtypes=FLOATS)
+def max_pool_grad_cpu(x, out, grad, **attrs):
+    w = _window(x, attrs)
+    dt, (xp, gp) = _planes(x, grad)
+    dx = np.empty(xp.shape, dt)
+    _pool.max_pool_grad(xp, gp, dx, *w.max_args)
+    return dx.reshape(x.shape)
+
+
+@MaxPoolGrad.bprop
 def max_pool_grad_bprop(x, y, grad, out, dout, **attrs):
     return None, None, MaxPoolGradGrad(x, y, dout, **attrs)
 
 
+@MaxPoolGrad.samples
+def _max_pool_grad(rng):
+    from ms_ops.defs.nn_pool import MaxPool
+
+    for shape, attrs in _MODE_ATTRS:
+        x = distinct(rng, shape)
+        out = _run(MaxPool, x, **attrs)
+        yield (x, out, rng.standard_normal(out.shape)), attrs
+
+
+def _pool_grad_grad_infer(x, out, grad, **attrs):
+    _check_x(x)
+    pooled = _pooled(x, _window(x, attrs)).shape
+    if out.shape != pooled or grad.shape != x.shape:
+        raise ValueError(f"out_origin shape {out.shape} and grad shape {grad.shape} should "
+                         f"be {pooled} and {x.shape} for x_origin shape {x.shape}")
+    return TensorSpec(pooled, grad.dtype)
+
+
+MaxPoolGradGrad = OpDef("MaxPoolGradGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_grad_infer,
+                        nondiff_inputs=_NONDIFF,
+                        doc="The gradient of MaxPoolGrad: ``grad`` read at each maximum.")
+
+
+@MaxPoolGradGrad.kernel("CPU", dtypes=FLOATS)
+def max_pool_grad_grad_cpu(x, out, grad, **attrs):
+    w = _window(x, attrs)
+    dt, (xp, gp) = _planes(x, grad)
+    res = np.empty((xp.shape[0], w.oh, w.ow), dt)
+    _pool.max_pool_grad_grad(xp, gp, res, *w.max_args)
+    return res.reshape(x.shape[:2] + res.shape[1:])
+
+
+@MaxPoolGradGrad.bprop
 def max_pool_grad_grad_bprop(x, y, grad, out, dout, **attrs):
     return None, None, MaxPoolGrad(x, y, dout, **attrs)
 
 
+@MaxPoolGradGrad.samples
+def _max_pool_grad_grad(rng):
+    from ms_ops.defs.nn_pool import MaxPool
+
+    for shape, attrs in _MODE_ATTRS:
+        x = distinct(rng, shape)
+        yield (x, _run(MaxPool, x, **attrs), rng.standard_normal(shape)), attrs
+
+
+def _with_argmax_infer(x, **attrs):
+    out = _pool_infer(x, **attrs)
+    return out, TensorSpec(out.shape, mstype.int32)
+
+
+MaxPoolWithArgmax = OpDef(
+    "MaxPoolWithArgmax", (Arg("x"),), _ATTRS, infer=_with_argmax_infer,
+    doc="MaxPool and the flat (h * W + w) index of each maximum in its plane (int32).")
+
+
+@MaxPoolWithArgmax.kernel("CPU", dtypes=FLOATS)
+def max_pool_with_argmax_cpu(x, **attrs):
+    out, idx = _max(x, _window(x, attrs), True)
+    return out, idx.astype(np.int32)
+
+
+@MaxPoolWithArgmax.bprop
+def max_pool_with_argmax_bprop(x, out, dout, **attrs):
+    return (MaxPoolGradWithArgmax(x, dout[0], out[1], **attrs),)
+
+
+MaxPoolWithArgmax.samples(_max_pool)
+
+
+def _with_argmax_grad_infer(x, grad, argmax, **attrs):
+    _check_x(x)
+    pooled = _pooled(x, _window(x, attrs)).shape
+    _check_grad(x, pooled, grad=grad)
+    return _scatter_infer(grad, x, argmax, "MaxPoolWithArgmax")
+
+
+MaxPoolGradWithArgmax = OpDef(
+    "MaxPoolGradWithArgmax", (Arg("x"), Arg("grad"), Arg("argmax", promote=False)), _ATTRS,
+    infer=_with_argmax_grad_infer, nondiff_inputs=("x", "argmax"),
+    doc="MaxPoolWithArgmax's input gradient: grad added at the argmax positions (no window "
+        "is scanned again).")
+MaxPoolGradWithArgmax.kernel("CPU", dtypes=FLOATS)(argmax_scatter_cpu)
+MaxPoolGradWithArgmax.bprop(argmax_scatter_bprop)
+
+
+@MaxPoolGradWithArgmax.samples
+def _max_pool_with_argmax_grad(rng):
+    from ms_ops.defs.nn_pool import MaxPoolWithArgmax
+
+    for shape, attrs in _MODE_ATTRS:
+        x = distinct(rng, shape)
+        out, argmax = _run(MaxPoolWithArgmax, x, **attrs)
+        yield (x, rng.standard_normal(out.shape), argmax), attrs
+
+
+MaxPoolWithArgmaxV2 = OpDef(
+    "MaxPoolWithArgmaxV2", (Arg("x"),), _V2_ATTRS, infer=_v2_infer,
+    doc="Max pooling with symmetric ``pads`` and ``ceil_mode``, and the flat indices.")
+
+
+@MaxPoolWithArgmaxV2.kernel("CPU", dtypes=FLOATS)
+def max_pool_v2_cpu(x, **attrs):
+    return _max(x, _v2_window(x, attrs), True)
+
+
+@MaxPoolWithArgmaxV2.bprop
+def max_pool_v2_bprop(x, out, dout, **attrs):
+    return (MaxPoolGradWithArgmaxV2(x, dout[0], out[1], **attrs),)
+
+
+@MaxPoolWithArgmaxV2.samples
+def _max_pool_v2(rng):
+    for shape, attrs in _V2_ATTRS_samples:
+        yield (distinct(rng, shape),), attrs
+
+
+def _v2_grad_infer(x, grad, argmax, **attrs):
+    out, _ = _v2_infer(x, **attrs)
+    if grad.shape != out.shape:
+        raise ValueError(f"grad shape {grad.shape} should be {out.shape} for x shape {x.shape}")
+    return _scatter_infer(grad, x, argmax, "MaxPoolWithArgmaxV2")
+
+
+MaxPoolGradWithArgmaxV2 = OpDef(
+    "MaxPoolGradWithArgmaxV2", (Arg("x"), Arg("grad"), Arg("argmax", promote=False)),
+    _V2_ATTRS, infer=_v2_grad_infer, nondiff_inputs=("x", "argmax"),
+    doc="MaxPoolWithArgmaxV2's input gradient: grad added at the argmax positions.")
+MaxPoolGradWithArgmaxV2.kernel("CPU", dtypes=FLOATS)(argmax_scatter_cpu)
+MaxPoolGradWithArgmaxV2.bprop(argmax_scatter_bprop)
+
+
+@MaxPoolGradWithArgmaxV2.samples
+def _max_pool_v2_grad(rng):
+    from ms_ops.defs.nn_pool import MaxPoolWithArgmaxV2
+
+    for shape, attrs in _V2_ATTRS_samples:
+        x = distinct(rng, shape)
+        out, argmax = _run(MaxPoolWithArgmaxV2, x, **attrs)
+        yield (x, rng.standard_normal(out.shape), argmax), attrs
+
+
+AvgPool = OpDef("AvgPool", (Arg("x"),), _ATTRS, infer=_pool_infer,
+                doc="Mean over each window; SAME padding is not counted.")
+
+
+@AvgPool.kernel("CPU", dtypes=FLOATS)
+def avg_pool_cpu(x, **attrs):
+    return _avg(x, _window(x, attrs))
+
+
+@AvgPool.bprop
 def avg_pool_bprop(x, out, dout, **attrs):
     return (AvgPoolGrad(x, out, dout, **attrs),)
 
 
+@AvgPool.samples
+def _avg_pool(rng):
+    for shape, attrs in _MODE_ATTRS:
+        yield (rng.standard_normal(shape),), attrs
+
+
+AvgPoolGrad = OpDef("AvgPoolGrad", _GRAD_IN, _ATTRS, infer=_pool_grad_infer,
+                    nondiff_inputs=_NONDIFF, doc="AvgPool's input gradient.")
+
+
+@AvgPoolGrad.kernel("CPU", dtypes=FLOATS)
+def avg_pool_grad_cpu(x, out, grad, **attrs):
+    return _avg_grad(grad, x.shape, _window(x, attrs))
+
+
+@AvgPoolGrad.bprop
 def avg_pool_grad_bprop(x, y, grad, out, dout, **attrs):
     return None, None, AvgPool(dout, **attrs)
 
 
+@AvgPoolGrad.samples
+def _avg_pool_grad(rng):
+    from ms_ops.defs.nn_pool import AvgPool
+
+    for shape, attrs in _MODE_ATTRS:
+        x = rng.standard_normal(shape)
+        out = _run(AvgPool, x, **attrs)
+        yield (x, out, rng.standard_normal(out.shape)), attrs
+
+
+def _avg2d_infer(x, *window):
+    _check_x(x)
+    return _pooled(x, _avg2d_window(x, *window))
+
+
+AvgPool2D = OpDef(
+    "AvgPool2D", (Arg("input"),) + _AVG2D_IN, infer=_avg2d_infer,
+    doc="Average pooling with symmetric padding, ceil_mode, count_include_pad and "
+        "divisor_override (the functional avg_pool2d).")
+
+
+@AvgPool2D.kernel("CPU", dtypes=FLOATS)
+def avg_pool2d_cpu(x, **window):
+    return _avg(x, _avg2d_window(x, **window))
+
+
+@AvgPool2D.bprop
 def avg_pool2d_bprop(x, *window, out, dout):
     return (AvgPool2DGrad(dout, x, *window),) + (None,) * len(window)
 
 
+@AvgPool2D.samples
+def _avg_pool2d(rng):
+    for shape, *window in _AVG2D:
+        yield (rng.standard_normal(shape), *window), {}
+
+
+def _avg2d_grad_infer(grad, image, *window):
+    _check_x(image)
+    pooled = _pooled(image, _avg2d_window(image, *window)).shape
+    _check_grad(image, pooled, grad=grad)
+    return TensorSpec(image.shape, grad.dtype)
+
+
+AvgPool2DGrad = OpDef(
+    "AvgPool2DGrad", (Arg("grad"), Arg("image")) + _AVG2D_IN, infer=_avg2d_grad_infer,
+    nondiff_inputs=("image",), doc="AvgPool2D's input gradient.")
+
+
+@AvgPool2DGrad.kernel("CPU", dtypes=FLOATS)
+def avg_pool2d_grad_cpu(grad, image, **window):
+    return _avg_grad(grad, image.shape, _avg2d_window(image, **window))
+
+
+@AvgPool2DGrad.bprop
 def avg_pool2d_grad_bprop(grad, image, *window, out, dout):
     return (AvgPool2D(dout, *window), None) + (None,) * len(window)
 
 
+@AvgPool2DGrad.samples
+def _avg_pool2d_grad(rng):
+    from ms_ops.defs.nn_pool import AvgPool2D
+
+    for shape, *window in _AVG2D:
+        x = rng.standard_normal(shape)
+        out = _run(AvgPool2D, x, *window)
+        yield (rng.standard_normal(out.shape), x, *window), {}
+
+
+AdaptiveAvgPool2D = OpDef(
+    "AdaptiveAvgPool2D", (Arg("x"),), (Attr("output_size"),), infer=_adaptive_infer,
+    doc="Mean over windows [floor(i*H/oh), ceil((i+1)*H/oh)) giving output_size.")
+
+
+@AdaptiveAvgPool2D.kernel("CPU", dtypes=FLOATS)
+def adaptive_avg_pool_cpu(x, output_size):
+    size = _adaptive_size(x.shape, output_size)
+    dt, (xp,) = _planes(x)
+    out = np.empty((xp.shape[0],) + size, dt)
+    _pool.adaptive_avg_pool(xp, out)
+    return out.reshape(x.shape[:-2] + size)
+
+
+@AdaptiveAvgPool2D.bprop
 def adaptive_avg_pool_bprop(x, out, dout, output_size):
     return (AdaptiveAvgPool2DGrad(dout, x.shape),)
 
 
+@AdaptiveAvgPool2D.samples
+def _adaptive_avg(rng):
+    for shape, size in _ADAPTIVE:
+        yield (rng.standard_normal(shape),), {"output_size": size}
+
+
+def _adaptive_avg_grad_infer(grad, orig_input_shape):
+    check_dtype("input_grad", grad, FLOATS)
+    shape = tuple(orig_input_shape)
+    if grad.ndim not in (3, 4) or len(shape) != grad.ndim or shape[:-2] != grad.shape[:-2]:
+        raise ValueError(f"input_grad shape {grad.shape} does not fit orig_input_shape "
+                         f"{shape}")
+    return TensorSpec(shape, grad.dtype)
+
+
+AdaptiveAvgPool2DGrad = OpDef(
+    "AdaptiveAvgPool2DGrad", (Arg("input_grad"), Arg("orig_input_shape", STATIC)),
+    infer=_adaptive_avg_grad_infer, doc="AdaptiveAvgPool2D's input gradient.")
+
+
+@AdaptiveAvgPool2DGrad.kernel("CPU", dtypes=FLOATS)
+def adaptive_avg_pool_grad_cpu(grad, orig_input_shape):
+    shape = tuple(orig_input_shape)
+    dt, (gp,) = _planes(grad)
+    dx = np.empty((gp.shape[0],) + shape[-2:], dt)
+    _pool.adaptive_avg_pool_grad(gp, dx)
+    return dx.reshape(shape)
+
+
+@AdaptiveAvgPool2DGrad.bprop
 def adaptive_avg_pool_grad_bprop(grad, shape, out, dout):
     return AdaptiveAvgPool2D(dout, output_size=tuple(grad.shape[-2:])), None
 
 
+@AdaptiveAvgPool2DGrad.samples
+def _adaptive_avg_grad(rng):
+    from ms_ops.defs.nn_pool import AdaptiveAvgPool2D
+
+    for shape, size in _ADAPTIVE:
+        out = _run(AdaptiveAvgPool2D, rng.standard_normal(shape), output_size=size)
+        yield (rng.standard_normal(out.shape), shape), {}
+
+
+def _adaptive_max_infer(x, output_size):
+    out = _adaptive_infer(x, output_size)
+    return out, TensorSpec(out.shape, mstype.int64)
+
+
+AdaptiveMaxPool2D = OpDef(
+    "AdaptiveMaxPool2D", (Arg("x"),), (Attr("output_size"),), infer=_adaptive_max_infer,
+    doc="Maximum over adaptive windows, and its flat index in the plane (int64).")
+
+
+@AdaptiveMaxPool2D.kernel("CPU", dtypes=FLOATS)
+def adaptive_max_pool_cpu(x, output_size):
+    size = _adaptive_size(x.shape, output_size)
+    dt, (xp,) = _planes(x)
+    out = np.empty((xp.shape[0],) + size, dt)
+    idx = np.empty(out.shape, np.int64)
+    _pool.adaptive_max_pool(xp, out, idx)
+    shape = x.shape[:-2] + size
+    return out.reshape(shape), idx.reshape(shape)
+
+
+@AdaptiveMaxPool2D.bprop
 def adaptive_max_pool_bprop(x, out, dout, output_size):
     return (AdaptiveMaxPool2DGrad(dout[0], x, out[1]),)
 
 
+@AdaptiveMaxPool2D.samples
+def _adaptive_max(rng):
+    for shape, size in _ADAPTIVE:
+        yield (distinct(rng, shape),), {"output_size": size}
+
+
+def _adaptive_max_grad_infer(grad, x, argmax):
+    return _scatter_infer(grad, x, argmax, "AdaptiveMaxPool2D")
+
+
+AdaptiveMaxPool2DGrad = OpDef(
+    "AdaptiveMaxPool2DGrad", (Arg("y_grad"), Arg("x"), Arg("argmax", promote=False)),
+    infer=_adaptive_max_grad_infer, nondiff_inputs=("x", "argmax"),
+    doc="AdaptiveMaxPool2D's input gradient: y_grad added at the argmax positions.")
+
+
+@AdaptiveMaxPool2DGrad.kernel("CPU", dtypes=FLOATS)
+def adaptive_max_pool_grad_cpu(grad, x, argmax):
+    return _scatter(grad, x.shape, argmax)
+
+
+@AdaptiveMaxPool2DGrad.bprop
 def adaptive_max_pool_grad_bprop(grad, x, argmax, out, dout):
     return _gather_at(dout, argmax), None, None
 
 
-# -- functional API -----------------------------------------------------------------
+@AdaptiveMaxPool2DGrad.samples
+def _adaptive_max_grad(rng):
+    from ms_ops.defs.nn_pool import AdaptiveMaxPool2D
 
+    for shape, size in _ADAPTIVE:
+        x = distinct(rng, shape)
+        out, argmax = _run(AdaptiveMaxPool2D, x, output_size=size)
+        yield (rng.standard_normal(out.shape), x, argmax), {}
+
+
+@functional("max_pool2d")
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                ceil_mode=False):
     """2-d max pooling of NCHW ``x``; ``stride`` defaults to ``kernel_size``.
@@ -649,6 +859,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indice
     return (out, idx) if return_indices else out
 
 
+@functional("avg_pool2d")
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=0):
     """2-d average pooling of NCHW ``input_x`` with symmetric zero ``padding``.
@@ -660,6 +871,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
                      divisor_override or None)
 
 
+@functional("adaptive_avg_pool2d")
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to ``output_size`` (an int, or a pair where None keeps a dimension).
 
@@ -669,6 +881,7 @@ def adaptive_avg_pool2d(input, output_size):
     return AdaptiveAvgPool2D(input, output_size=output_size)
 
 
+@functional("adaptive_max_pool2d")
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max pooling to ``output_size``; with ``return_indices`` the flat indices too.
 
@@ -677,37 +890,3 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     """
     out, idx = AdaptiveMaxPool2D(input, output_size=output_size)
     return (out, idx) if return_indices else out
-
-
-PRIMITIVES = (MaxPool, MaxPoolGrad, MaxPoolGradGrad, MaxPoolWithArgmax,
-              MaxPoolGradWithArgmax, MaxPoolWithArgmaxV2, MaxPoolGradWithArgmaxV2, AvgPool,
-              AvgPoolGrad, AvgPool2D, AvgPool2DGrad,
-              AdaptiveAvgPool2D, AdaptiveAvgPool2DGrad, AdaptiveMaxPool2D, AdaptiveMaxPool2DGrad)
-CPU_KERNELS = {
-    MaxPool: (max_pool_cpu, FLOATS), MaxPoolGrad: (max_pool_grad_cpu, FLOATS),
-    MaxPoolGradGrad: (max_pool_grad_grad_cpu, FLOATS),
-    MaxPoolWithArgmax: (max_pool_with_argmax_cpu, FLOATS),
-    MaxPoolGradWithArgmax: (argmax_scatter_cpu, FLOATS),
-    MaxPoolWithArgmaxV2: (max_pool_v2_cpu, FLOATS),
-    MaxPoolGradWithArgmaxV2: (argmax_scatter_cpu, FLOATS),
-    AvgPool: (avg_pool_cpu, FLOATS), AvgPoolGrad: (avg_pool_grad_cpu, FLOATS),
-    AvgPool2D: (avg_pool2d_cpu, FLOATS), AvgPool2DGrad: (avg_pool2d_grad_cpu, FLOATS),
-    AdaptiveAvgPool2D: (adaptive_avg_pool_cpu, FLOATS),
-    AdaptiveAvgPool2DGrad: (adaptive_avg_pool_grad_cpu, FLOATS),
-    AdaptiveMaxPool2D: (adaptive_max_pool_cpu, FLOATS),
-    AdaptiveMaxPool2DGrad: (adaptive_max_pool_grad_cpu, FLOATS),
-}
-BPROPS = {MaxPool: max_pool_bprop, MaxPoolWithArgmax: max_pool_with_argmax_bprop,
-          MaxPoolGradWithArgmax: argmax_scatter_bprop,
-          MaxPoolWithArgmaxV2: max_pool_v2_bprop,
-          MaxPoolGradWithArgmaxV2: argmax_scatter_bprop, MaxPoolGrad: max_pool_grad_bprop,
-          MaxPoolGradGrad: max_pool_grad_grad_bprop, AvgPool: avg_pool_bprop,
-          AvgPoolGrad: avg_pool_grad_bprop, AvgPool2D: avg_pool2d_bprop,
-          AvgPool2DGrad: avg_pool2d_grad_bprop, AdaptiveAvgPool2D: adaptive_avg_pool_bprop,
-          AdaptiveAvgPool2DGrad: adaptive_avg_pool_grad_bprop,
-          AdaptiveMaxPool2D: adaptive_max_pool_bprop,
-          AdaptiveMaxPool2DGrad: adaptive_max_pool_grad_bprop}
-FUNCTIONS = {"max_pool2d": max_pool2d, "avg_pool2d": avg_pool2d,
-             "adaptive_avg_pool2d": adaptive_avg_pool2d,
-             "adaptive_max_pool2d": adaptive_max_pool2d}
-TENSOR_METHODS = {}

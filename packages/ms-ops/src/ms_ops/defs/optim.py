@@ -42,51 +42,9 @@ def _check_state(var, var_name="var", **state):
                             "accumulator is updated in place and cannot be cast")
 
 
-def _gd_infer(var, alpha, delta):
-    return _check(var, {"delta": delta}, {"alpha": alpha})
-
-
-def _momentum_infer(var, accum, lr, grad, momentum, **_attrs):
-    _check_state(var, "variable", accumulation=accum)
-    return _check(var, {"accumulation": accum, "gradient": grad},
-                  {"learning_rate": lr, "momentum": momentum}, "variable")
-
-
-def _adam_infer(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
-                **_attrs):
-    _check_state(var, m=m, v=v)
-    out = _check(var, {"m": m, "v": v, "grad": grad},
-                 {"beta1_power": beta1_power, "beta2_power": beta2_power, "lr": lr,
-                  "beta1": beta1, "beta2": beta2, "epsilon": epsilon})
-    return out, m, v
-
-
 def _hyper(name):
     # a hyper-parameter is read as a Python float, so any real dtype will do
     return Arg(name, promote=False)
-
-
-ApplyGradientDescent = OpDef(
-    "ApplyGradientDescent", (Arg("var"), _hyper("alpha"), Arg("delta")), infer=_gd_infer,
-    differentiable=False, inplace=0, doc="``var -= alpha * delta``, in place.")
-ApplyMomentum = OpDef(
-    "ApplyMomentum",
-    (Arg("variable"), Arg("accumulation"), _hyper("learning_rate"), Arg("gradient"),
-     _hyper("momentum")),
-    (Attr("use_nesterov", False), Attr("use_locking", False), Attr("gradient_scale", 1.0)),
-    infer=_momentum_infer, differentiable=False, inplace=0,
-    doc="Momentum: ``accumulation = accumulation * momentum + gradient``, then ``variable "
-        "-= learning_rate * accumulation`` (Nesterov: ``learning_rate * (gradient + "
-        "momentum * accumulation)``). Like MindSpore's kernels, it ignores gradient_scale.")
-Adam = OpDef(
-    "Adam",
-    (Arg("var"), Arg("m"), Arg("v"), _hyper("beta1_power"), _hyper("beta2_power"),
-     _hyper("lr"), _hyper("beta1"), _hyper("beta2"), _hyper("epsilon"), Arg("grad")),
-    (Attr("use_locking", False), Attr("use_nesterov", False)),
-    infer=_adam_infer, differentiable=False, inplace=(0, 1, 2),
-    doc="Adam: ``m += (grad - m) * (1 - beta1)``, ``v += (grad**2 - v) * (1 - beta2)``, "
-        "``var -= lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + "
-        "epsilon)`` (Nesterov uses ``m * beta1 + grad * (1 - beta1)`` for ``m``).")
 
 
 def _f(a) -> float:
@@ -96,8 +54,6 @@ def _f(a) -> float:
 def _adam_step(lr, beta1_power, beta2_power) -> float:
     return _f(lr) * math.sqrt(1 - _f(beta2_power)) / (1 - _f(beta1_power))
 
-
-# -- numpy references (update in place, like the kernels) -------------------------
 
 def gradient_descent_ref(var, alpha, delta):
     var -= (_f(alpha) * delta).astype(var.dtype)
@@ -125,8 +81,6 @@ def adam_ref(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gra
     return var, m, v
 
 
-# -- Cython kernels -----------------------------------------------------------------
-
 def _flat(var, *state):
     """Flat views of buffers updated in place, or None if one is not a writable,
     C-contiguous float32/float64 array (then the numpy reference does the update)."""
@@ -141,6 +95,16 @@ def _grad(g, var):
     return np.ascontiguousarray(g, var.dtype).reshape(-1)
 
 
+def _gd_infer(var, alpha, delta):
+    return _check(var, {"delta": delta}, {"alpha": alpha})
+
+
+ApplyGradientDescent = OpDef(
+    "ApplyGradientDescent", (Arg("var"), _hyper("alpha"), Arg("delta")), infer=_gd_infer,
+    differentiable=False, inplace=0, doc="``var -= alpha * delta``, in place.")
+
+
+@ApplyGradientDescent.kernel("CPU", dtypes=FLOATS)
 def gradient_descent_cpu(var, alpha, delta):
     flat = _flat(var)
     if flat is None:
@@ -149,6 +113,29 @@ def gradient_descent_cpu(var, alpha, delta):
     return var
 
 
+@ApplyGradientDescent.samples
+def _gradient_descent(rng):
+    yield (rng.standard_normal((2, 3)), np.array(0.1), rng.standard_normal((2, 3))), {}
+
+
+def _momentum_infer(var, accum, lr, grad, momentum, **_attrs):
+    _check_state(var, "variable", accumulation=accum)
+    return _check(var, {"accumulation": accum, "gradient": grad},
+                  {"learning_rate": lr, "momentum": momentum}, "variable")
+
+
+ApplyMomentum = OpDef(
+    "ApplyMomentum",
+    (Arg("variable"), Arg("accumulation"), _hyper("learning_rate"), Arg("gradient"),
+     _hyper("momentum")),
+    (Attr("use_nesterov", False), Attr("use_locking", False), Attr("gradient_scale", 1.0)),
+    infer=_momentum_infer, differentiable=False, inplace=0,
+    doc="Momentum: ``accumulation = accumulation * momentum + gradient``, then ``variable "
+        "-= learning_rate * accumulation`` (Nesterov: ``learning_rate * (gradient + "
+        "momentum * accumulation)``). Like MindSpore's kernels, it ignores gradient_scale.")
+
+
+@ApplyMomentum.kernel("CPU", dtypes=FLOATS)
 def momentum_cpu(var, accum, lr, grad, momentum, use_nesterov=False, **_attrs):
     flat = _flat(var, accum)
     if flat is None:
@@ -157,6 +144,34 @@ def momentum_cpu(var, accum, lr, grad, momentum, use_nesterov=False, **_attrs):
     return var
 
 
+@ApplyMomentum.samples
+def _momentum(rng):
+    for nesterov in (False, True):
+        yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), np.array(0.1),
+               rng.standard_normal((2, 3)), np.array(0.9)), {"use_nesterov": nesterov}
+
+
+def _adam_infer(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
+                **_attrs):
+    _check_state(var, m=m, v=v)
+    out = _check(var, {"m": m, "v": v, "grad": grad},
+                 {"beta1_power": beta1_power, "beta2_power": beta2_power, "lr": lr,
+                  "beta1": beta1, "beta2": beta2, "epsilon": epsilon})
+    return out, m, v
+
+
+Adam = OpDef(
+    "Adam",
+    (Arg("var"), Arg("m"), Arg("v"), _hyper("beta1_power"), _hyper("beta2_power"),
+     _hyper("lr"), _hyper("beta1"), _hyper("beta2"), _hyper("epsilon"), Arg("grad")),
+    (Attr("use_locking", False), Attr("use_nesterov", False)),
+    infer=_adam_infer, differentiable=False, inplace=(0, 1, 2),
+    doc="Adam: ``m += (grad - m) * (1 - beta1)``, ``v += (grad**2 - v) * (1 - beta2)``, "
+        "``var -= lr * sqrt(1 - beta2_power) / (1 - beta1_power) * m / (sqrt(v) + "
+        "epsilon)`` (Nesterov uses ``m * beta1 + grad * (1 - beta1)`` for ``m``).")
+
+
+@Adam.kernel("CPU", dtypes=FLOATS)
 def adam_cpu(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
              use_nesterov=False, **_attrs):
     flat = _flat(var, m, v)
@@ -168,9 +183,10 @@ def adam_cpu(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gra
     return var, m, v
 
 
-PRIMITIVES = (ApplyGradientDescent, ApplyMomentum, Adam)
-CPU_KERNELS = {ApplyGradientDescent: (gradient_descent_cpu, FLOATS),
-               ApplyMomentum: (momentum_cpu, FLOATS), Adam: (adam_cpu, FLOATS)}
-BPROPS = {}
-FUNCTIONS = {}
-TENSOR_METHODS = {}
+@Adam.samples
+def _adam(rng):
+    for nesterov in (False, True):
+        yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)),
+               rng.random((2, 3)), np.array(0.9 ** 3), np.array(0.999 ** 3), np.array(1e-3),
+               np.array(0.9), np.array(0.999), np.array(1e-8),
+               rng.standard_normal((2, 3))), {"use_nesterov": nesterov}

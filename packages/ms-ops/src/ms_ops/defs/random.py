@@ -17,7 +17,18 @@ from ms_ops.defs import array
 from ms_ops.defs.arithmetic import Add, Mul, Sub
 from ms_ops.dispatch import execute
 from ms_ops.infer import broadcast_shapes, check_dtype, check_int
-from ms_ops.opdef import ALL, FLOATS, INTS, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import (
+    ALL,
+    FLOATS,
+    INTS,
+    NUMBERS,
+    STATIC,
+    Arg,
+    Attr,
+    OpDef,
+    TensorSpec,
+    functional,
+)
 from ms_tensor import dtype as mstype
 from ms_tensor.seed import next_generator
 from ms_tensor.tensor import Tensor
@@ -63,116 +74,8 @@ def _scalar_bound(name, spec):
         raise ValueError(f"{name} must be a scalar (shape () or (1,)), got shape {spec.shape}")
 
 
-def _uniform_int_infer(shape, minval, maxval, **attrs):
-    _check_seeds(attrs)
-    _scalar_bound("minval", minval)
-    _scalar_bound("maxval", maxval)
-    return TensorSpec(_check_shape(shape), mstype.int32)
-
-
-def _bernoulli_infer(x, p, **attrs):
-    _check_seeds(attrs)
-    check_dtype("input", x, NUMBERS | {mstype.bool_})
-    check_dtype("p", p, FLOATS)
-    if broadcast_shapes(x, p, names=("input", "p")) != x.shape:
-        raise ValueError(f"p shape {p.shape} must broadcast to input shape {x.shape}")
-    return TensorSpec(x.shape, x.dtype)
-
-
-def _multinomial_infer(x, num_samples, seed=0, seed2=0, dtype=mstype.int32, replacement=True):
-    _check_seeds({"seed": seed, "seed2": seed2})
-    check_dtype("x", x, FLOATS)
-    if x.ndim not in (1, 2):
-        raise ValueError(f"x must be 1-d or 2-d (probabilities per category), got shape "
-                         f"{x.shape}")
-    check_int("num_samples", num_samples, minimum=1)
-    _check_out_dtype(dtype, (mstype.int32, mstype.int64))
-    if not replacement and num_samples > x.shape[-1]:
-        raise ValueError(f"num_samples {num_samples} must not exceed the {x.shape[-1]} "
-                         "categories when replacement is False")
-    return TensorSpec(x.shape[:-1] + (num_samples,), dtype)
-
-
-def _categorical_infer(logits, num_sample, seed=0, dtype=mstype.int64):
-    check_dtype("logits", logits, FLOATS)
-    if logits.ndim != 2:
-        raise ValueError(f"logits must be 2-d (batch, classes), got shape {logits.shape}")
-    check_int("num_sample", num_sample, minimum=1)
-    check_int("seed", seed, minimum=0)
-    _check_out_dtype(dtype, _CATEGORY_TYPES)
-    return TensorSpec((logits.shape[0], num_sample), dtype)
-
-
-def _shuffle_infer(x, **attrs):
-    _check_seeds(attrs)
-    return TensorSpec(x.shape, x.dtype)
-
-
-def _randperm_infer(n, seed=0, offset=0, dtype=mstype.int64):
-    check_int("n", n, minimum=1)
-    _check_seeds({"seed": seed, "offset": offset})
-    _check_out_dtype(dtype, NUMBERS)
-    if dtype.kind in "iu" and n - 1 > np.iinfo(dtype.np).max:
-        raise ValueError(f"n {n} does not fit in dtype {dtype}")
-    return TensorSpec((n,), dtype)
-
-
 def _random(name, inputs, attrs, infer, doc):
     return OpDef(name, inputs, attrs, infer=infer, differentiable=False, stateful=True, doc=doc)
-
-
-StandardNormal = _random("StandardNormal", (Arg("shape", STATIC),), _SEEDS,
-                         _sampler_infer(mstype.float32),
-                         "float32 samples of N(0, 1) with the given shape.")
-UniformReal = _random("UniformReal", (Arg("shape", STATIC),), _SEEDS,
-                      _sampler_infer(mstype.float32),
-                      "float32 samples of U[0, 1) with the given shape.")
-UniformInt = _random("UniformInt", (Arg("shape", STATIC), Arg("minval"), Arg("maxval")), _SEEDS,
-                     _uniform_int_infer,
-                     "int32 samples, uniform over [minval, maxval) (int32 scalar tensors).")
-# MindSpore's Bernoulli defaults seed to -1 ("random"); here that is seed=0, the value
-# that every other random operator uses for "not pinned".
-Bernoulli = _random("Bernoulli", (Arg("input"), Arg("p", default=0.5)),
-                    (Attr("seed", 0), Attr("offset", 0)), _bernoulli_infer,
-                    "1 with probability p, else 0, in the shape and dtype of ``input``.")
-Multinomial = _random("Multinomial", (Arg("x"), Arg("num_samples", STATIC)),
-                      _SEEDS + (Attr("dtype", mstype.int32), Attr("replacement", True)),
-                      _multinomial_infer,
-                      "Category indices drawn in proportion to the rows of ``x``; "
-                      "``replacement=False`` draws each category at most once.")
-RandomCategorical = _random("RandomCategorical",
-                            (Arg("logits"), Arg("num_sample", STATIC), Arg("seed", STATIC, 0)),
-                            (Attr("dtype", mstype.int64),), _categorical_infer,
-                            "Category indices drawn from softmax(logits), per row.")
-RandomShuffle = _random("RandomShuffle", (Arg("x"),), _SEEDS, _shuffle_infer,
-                        "``x`` with its first axis randomly permuted.")
-RandpermV2 = _random("RandpermV2", (Arg("n", STATIC),),
-                     (Attr("seed", 0), Attr("offset", 0), Attr("dtype", mstype.int64)),
-                     _randperm_infer, "A random permutation of 0 .. n-1.")
-
-
-# -- CPU kernels (``offset`` is Philox's stream offset in MindSpore; numpy's
-# Generators need none, so the kernels accept it and ignore it) ---------------------------
-def standard_normal_cpu(shape, seed=0, seed2=0, *, state):
-    return state.standard_normal(tuple(shape), dtype=np.float32)
-
-
-def uniform_real_cpu(shape, seed=0, seed2=0, *, state):
-    return state.random(tuple(shape), dtype=np.float32)
-
-
-def uniform_int_cpu(minval, maxval, shape, seed=0, seed2=0, *, state):
-    lo, hi = int(minval.reshape(-1)[0]), int(maxval.reshape(-1)[0])
-    if lo >= hi:
-        raise ValueError(f"minval {lo} must be less than maxval {hi}")
-    return state.integers(lo, hi, size=tuple(shape), dtype=np.int32)
-
-
-def bernoulli_cpu(x, p, seed=0, offset=0, *, state):
-    p = np.asarray(p, np.float64)
-    if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
-        raise ValueError("p must lie in [0, 1]")
-    return (state.random(x.shape) < p).astype(x.dtype)
 
 
 def _check_weights(p):
@@ -198,36 +101,6 @@ def _draw(p, n, state):
     return np.minimum(idx, cats - 1)
 
 
-def multinomial_cpu(x, num_samples, seed=0, seed2=0, dtype=mstype.int32, replacement=True,
-                    *, state):
-    p = np.atleast_2d(np.asarray(x, np.float64))
-    _check_weights(p)
-    if replacement:
-        out = _draw(p, num_samples, state)
-    else:
-        # Exponential race: the categories with the smallest E / p, E ~ Exp(1), are a
-        # draw without replacement in proportion to p.
-        with np.errstate(divide="ignore"):
-            keys = state.standard_exponential(p.shape) / p
-        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
-    return out.reshape(x.shape[:-1] + (num_samples,)).astype(dtype.np)
-
-
-def random_categorical_cpu(logits, num_sample, seed=0, dtype=mstype.int64, *, state):
-    z = np.asarray(logits, np.float64)
-    p = np.exp(z - z.max(axis=1, keepdims=True))
-    return _draw(p, num_sample, state).astype(dtype.np)
-
-
-def random_shuffle_cpu(x, seed=0, seed2=0, *, state):
-    return x[state.permutation(x.shape[0])] if x.ndim else x.copy()
-
-
-def randperm_cpu(n, seed=0, offset=0, dtype=mstype.int64, *, state):
-    return state.permutation(n).astype(dtype.np)
-
-
-# -- functional forms (MindSpore 2.x signatures) -----------------------------------------
 def seeded_generator(fn, seed):
     """The Generator for one functional call: pinned by ``seed``, else the global stream."""
     if seed is None:
@@ -268,27 +141,6 @@ def _cast(x, dtype):
     return x if x.dtype is dtype else array.Cast(x, dtype)
 
 
-def standard_normal(shape, seed=None):
-    """float32 samples of N(0, 1).
-
-    >>> ops.standard_normal((2, 3), seed=1).shape
-    (2, 3)
-    """
-    return _run("standard_normal", StandardNormal, seed, shape)
-
-
-def randn(*size, dtype=None, seed=None):
-    """Samples of N(0, 1) with shape ``size`` (ints, or one tuple), float32 by default."""
-    dtype = _float_dtype("randn", dtype)
-    return _cast(_run("randn", StandardNormal, seed, _size("randn", size)), dtype)
-
-
-def rand(*size, dtype=None, seed=None):
-    """Samples of U[0, 1) with shape ``size`` (ints, or one tuple), float32 by default."""
-    dtype = _float_dtype("rand", dtype)
-    return _cast(_run("rand", UniformReal, seed, _size("rand", size)), dtype)
-
-
 def _randint(fn, low, high, size, seed, dtype):
     for name, v in (("low", low), ("high", high)):
         if not isinstance(v, int) or isinstance(v, bool):
@@ -303,6 +155,239 @@ def _randint(fn, low, high, size, seed, dtype):
     return _cast(out, dtype)
 
 
+# Sample inputs shared by several operators: Samples for the random operators (they are
+# only run, with fixed seeds).
+def _sampler(rng):
+    yield ((2, 3),), {"seed": 1, "seed2": 2}
+    yield ((4,),), {}
+
+
+StandardNormal = _random("StandardNormal", (Arg("shape", STATIC),), _SEEDS,
+                         _sampler_infer(mstype.float32),
+                         "float32 samples of N(0, 1) with the given shape.")
+
+
+# -- CPU kernels (``offset`` is Philox's stream offset in MindSpore; numpy's
+# Generators need none, so the kernels accept it and ignore it) ---------------------------
+@StandardNormal.kernel("CPU", dtypes=None)
+def standard_normal_cpu(shape, seed=0, seed2=0, *, state):
+    return state.standard_normal(tuple(shape), dtype=np.float32)
+
+
+StandardNormal.samples(_sampler)
+
+
+UniformReal = _random("UniformReal", (Arg("shape", STATIC),), _SEEDS,
+                      _sampler_infer(mstype.float32),
+                      "float32 samples of U[0, 1) with the given shape.")
+
+
+@UniformReal.kernel("CPU", dtypes=None)
+def uniform_real_cpu(shape, seed=0, seed2=0, *, state):
+    return state.random(tuple(shape), dtype=np.float32)
+
+
+UniformReal.samples(_sampler)
+
+
+def _uniform_int_infer(shape, minval, maxval, **attrs):
+    _check_seeds(attrs)
+    _scalar_bound("minval", minval)
+    _scalar_bound("maxval", maxval)
+    return TensorSpec(_check_shape(shape), mstype.int32)
+
+
+UniformInt = _random("UniformInt", (Arg("shape", STATIC), Arg("minval"), Arg("maxval")), _SEEDS,
+                     _uniform_int_infer,
+                     "int32 samples, uniform over [minval, maxval) (int32 scalar tensors).")
+
+
+@UniformInt.kernel("CPU", dtypes=(mstype.int32,))
+def uniform_int_cpu(minval, maxval, shape, seed=0, seed2=0, *, state):
+    lo, hi = int(minval.reshape(-1)[0]), int(maxval.reshape(-1)[0])
+    if lo >= hi:
+        raise ValueError(f"minval {lo} must be less than maxval {hi}")
+    return state.integers(lo, hi, size=tuple(shape), dtype=np.int32)
+
+
+@UniformInt.samples
+def _uniform_int(rng):
+    yield ((2, 3), np.array(1, np.int32), np.array(5, np.int32)), {"seed": 1}
+    yield ((4,), np.array([-3], np.int32), np.array([3], np.int32)), {}
+
+
+def _bernoulli_infer(x, p, **attrs):
+    _check_seeds(attrs)
+    check_dtype("input", x, NUMBERS | {mstype.bool_})
+    check_dtype("p", p, FLOATS)
+    if broadcast_shapes(x, p, names=("input", "p")) != x.shape:
+        raise ValueError(f"p shape {p.shape} must broadcast to input shape {x.shape}")
+    return TensorSpec(x.shape, x.dtype)
+
+
+# MindSpore's Bernoulli defaults seed to -1 ("random"); here that is seed=0, the value
+# that every other random operator uses for "not pinned".
+Bernoulli = _random("Bernoulli", (Arg("input"), Arg("p", default=0.5)),
+                    (Attr("seed", 0), Attr("offset", 0)), _bernoulli_infer,
+                    "1 with probability p, else 0, in the shape and dtype of ``input``.")
+
+
+@Bernoulli.kernel("CPU", dtypes=None)
+def bernoulli_cpu(x, p, seed=0, offset=0, *, state):
+    p = np.asarray(p, np.float64)
+    if np.any((p < 0) | (p > 1)) or np.any(np.isnan(p)):
+        raise ValueError("p must lie in [0, 1]")
+    return (state.random(x.shape) < p).astype(x.dtype)
+
+
+@Bernoulli.samples
+def _bernoulli(rng):
+    yield (rng.standard_normal((2, 3)), rng.random((2, 3))), {"seed": 1}
+    yield (rng.standard_normal((4,)), np.array(0.3)), {}
+
+
+def _multinomial_infer(x, num_samples, seed=0, seed2=0, dtype=mstype.int32, replacement=True):
+    _check_seeds({"seed": seed, "seed2": seed2})
+    check_dtype("x", x, FLOATS)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"x must be 1-d or 2-d (probabilities per category), got shape "
+                         f"{x.shape}")
+    check_int("num_samples", num_samples, minimum=1)
+    _check_out_dtype(dtype, (mstype.int32, mstype.int64))
+    if not replacement and num_samples > x.shape[-1]:
+        raise ValueError(f"num_samples {num_samples} must not exceed the {x.shape[-1]} "
+                         "categories when replacement is False")
+    return TensorSpec(x.shape[:-1] + (num_samples,), dtype)
+
+
+Multinomial = _random("Multinomial", (Arg("x"), Arg("num_samples", STATIC)),
+                      _SEEDS + (Attr("dtype", mstype.int32), Attr("replacement", True)),
+                      _multinomial_infer,
+                      "Category indices drawn in proportion to the rows of ``x``; "
+                      "``replacement=False`` draws each category at most once.")
+
+
+@Multinomial.kernel("CPU", dtypes=FLOATS)
+def multinomial_cpu(x, num_samples, seed=0, seed2=0, dtype=mstype.int32, replacement=True,
+                    *, state):
+    p = np.atleast_2d(np.asarray(x, np.float64))
+    _check_weights(p)
+    if replacement:
+        out = _draw(p, num_samples, state)
+    else:
+        # Exponential race: the categories with the smallest E / p, E ~ Exp(1), are a
+        # draw without replacement in proportion to p.
+        with np.errstate(divide="ignore"):
+            keys = state.standard_exponential(p.shape) / p
+        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    return out.reshape(x.shape[:-1] + (num_samples,)).astype(dtype.np)
+
+
+@Multinomial.samples
+def _multinomial(rng):
+    yield (rng.random((2, 4)) + 0.1, 3), {"seed": 1}
+    yield (rng.random((5,)) + 0.1, 4), {"replacement": False, "dtype": mstype.int64}
+
+
+def _categorical_infer(logits, num_sample, seed=0, dtype=mstype.int64):
+    check_dtype("logits", logits, FLOATS)
+    if logits.ndim != 2:
+        raise ValueError(f"logits must be 2-d (batch, classes), got shape {logits.shape}")
+    check_int("num_sample", num_sample, minimum=1)
+    check_int("seed", seed, minimum=0)
+    _check_out_dtype(dtype, _CATEGORY_TYPES)
+    return TensorSpec((logits.shape[0], num_sample), dtype)
+
+
+RandomCategorical = _random("RandomCategorical",
+                            (Arg("logits"), Arg("num_sample", STATIC), Arg("seed", STATIC, 0)),
+                            (Attr("dtype", mstype.int64),), _categorical_infer,
+                            "Category indices drawn from softmax(logits), per row.")
+
+
+@RandomCategorical.kernel("CPU", dtypes=FLOATS)
+def random_categorical_cpu(logits, num_sample, seed=0, dtype=mstype.int64, *, state):
+    z = np.asarray(logits, np.float64)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    return _draw(p, num_sample, state).astype(dtype.np)
+
+
+@RandomCategorical.samples
+def _categorical(rng):
+    yield (rng.standard_normal((2, 4)), 3, 1), {}
+    yield (rng.standard_normal((3, 2)), 5, 0), {"dtype": mstype.int32}
+
+
+def _shuffle_infer(x, **attrs):
+    _check_seeds(attrs)
+    return TensorSpec(x.shape, x.dtype)
+
+
+RandomShuffle = _random("RandomShuffle", (Arg("x"),), _SEEDS, _shuffle_infer,
+                        "``x`` with its first axis randomly permuted.")
+
+
+@RandomShuffle.kernel("CPU", dtypes=ALL)
+def random_shuffle_cpu(x, seed=0, seed2=0, *, state):
+    return x[state.permutation(x.shape[0])] if x.ndim else x.copy()
+
+
+@RandomShuffle.samples
+def _shuffle(rng):
+    yield (rng.standard_normal((4, 2)),), {"seed": 1}
+    yield (rng.standard_normal((5,)),), {}
+
+
+def _randperm_infer(n, seed=0, offset=0, dtype=mstype.int64):
+    check_int("n", n, minimum=1)
+    _check_seeds({"seed": seed, "offset": offset})
+    _check_out_dtype(dtype, NUMBERS)
+    if dtype.kind in "iu" and n - 1 > np.iinfo(dtype.np).max:
+        raise ValueError(f"n {n} does not fit in dtype {dtype}")
+    return TensorSpec((n,), dtype)
+
+
+RandpermV2 = _random("RandpermV2", (Arg("n", STATIC),),
+                     (Attr("seed", 0), Attr("offset", 0), Attr("dtype", mstype.int64)),
+                     _randperm_infer, "A random permutation of 0 .. n-1.")
+
+
+@RandpermV2.kernel("CPU", dtypes=None)
+def randperm_cpu(n, seed=0, offset=0, dtype=mstype.int64, *, state):
+    return state.permutation(n).astype(dtype.np)
+
+
+@RandpermV2.samples
+def _randperm(rng):
+    yield (5,), {"seed": 1}
+    yield (3,), {"dtype": mstype.int32}
+
+
+@functional("standard_normal")
+def standard_normal(shape, seed=None):
+    """float32 samples of N(0, 1).
+
+    >>> ops.standard_normal((2, 3), seed=1).shape
+    (2, 3)
+    """
+    return _run("standard_normal", StandardNormal, seed, shape)
+
+
+@functional("randn")
+def randn(*size, dtype=None, seed=None):
+    """Samples of N(0, 1) with shape ``size`` (ints, or one tuple), float32 by default."""
+    dtype = _float_dtype("randn", dtype)
+    return _cast(_run("randn", StandardNormal, seed, _size("randn", size)), dtype)
+
+
+@functional("rand")
+def rand(*size, dtype=None, seed=None):
+    """Samples of U[0, 1) with shape ``size`` (ints, or one tuple), float32 by default."""
+    dtype = _float_dtype("rand", dtype)
+    return _cast(_run("rand", UniformReal, seed, _size("rand", size)), dtype)
+
+
+@functional("randint")
 def randint(low, high, size, seed=None, *, dtype=None):
     """Integers uniform over ``[low, high)`` with shape ``size``; int64 by default.
 
@@ -312,6 +397,7 @@ def randint(low, high, size, seed=None, *, dtype=None):
     return _randint("randint", low, high, size, seed, _int_dtype("randint", dtype))
 
 
+@functional("uniform")
 def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
     """Samples uniform over ``[minval, maxval)``; float dtypes or int32 (then the bounds are
     int32 tensors), broadcast with the bounds' shapes."""
@@ -324,34 +410,40 @@ def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
     raise TypeError(f"uniform: dtype must be a float type or Int32, got {dtype!r}")
 
 
+@functional("normal")
 def normal(shape, mean, stddev, seed=None):
     """Samples of N(mean, stddev**2); the result broadcasts ``shape`` with the parameters."""
     return Add(Mul(_run("normal", StandardNormal, seed, shape), stddev), mean)
 
 
+@functional("rand_like")
 def rand_like(input, seed=None, *, dtype=None):
     """``rand`` with the shape (and, by default, dtype) of ``input``."""
     dtype = _float_dtype("rand_like", dtype, input.dtype)
     return _cast(_run("rand_like", UniformReal, seed, input.shape), dtype)
 
 
+@functional("randn_like")
 def randn_like(input, seed=None, *, dtype=None):
     """``randn`` with the shape (and, by default, dtype) of ``input``."""
     dtype = _float_dtype("randn_like", dtype, input.dtype)
     return _cast(_run("randn_like", StandardNormal, seed, input.shape), dtype)
 
 
+@functional("randint_like")
 def randint_like(input, low, high, seed=None, *, dtype=None):
     """``randint`` with the shape (and, by default, dtype) of ``input``."""
     dtype = _int_dtype("randint_like", dtype, input.dtype)
     return _randint("randint_like", low, high, input.shape, seed, dtype)
 
 
+@functional("bernoulli")
 def bernoulli(input, p=0.5, seed=None):
     """0/1 samples with probability ``p`` (a float or a tensor), in ``input``'s shape and dtype."""
     return _run("bernoulli", Bernoulli, seed, input, p)
 
 
+@functional("multinomial")
 def multinomial(input, num_samples, replacement=True, seed=None):
     """``num_samples`` category indices per row of ``input`` (non-negative weights), int32.
 
@@ -361,6 +453,7 @@ def multinomial(input, num_samples, replacement=True, seed=None):
     return _run("multinomial", Multinomial, seed, input, num_samples, replacement=replacement)
 
 
+@functional("random_categorical")
 def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
     """``num_sample`` draws per row of the 2-d ``logits`` (unnormalized log-probabilities).
 
@@ -371,11 +464,13 @@ def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
                 dtype=dtype)
 
 
+@functional("shuffle")
 def shuffle(x, seed=None):
     """``x`` with its first axis randomly permuted."""
     return _run("shuffle", RandomShuffle, seed, x)
 
 
+@functional("randperm")
 def randperm(n, seed=0, offset=0, dtype=mstype.int64):
     """A random permutation of ``0 .. n-1``; ``seed=0`` (or None) draws from the global
     stream, and ``offset`` is accepted for MindSpore's API."""
@@ -383,28 +478,11 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
                 dtype=dtype)
 
 
+@functional(methods="random_categorical")
 def _random_categorical_method(self, num_sample, seed=0, dtype=mstype.int64):
     return random_categorical(self, num_sample, seed, dtype)
 
 
+@functional(methods="multinomial")
 def _multinomial_method(self, num_samples, replacement=True, seed=None):
     return multinomial(self, num_samples, replacement, seed)
-
-
-PRIMITIVES = (StandardNormal, UniformReal, UniformInt, Bernoulli, Multinomial, RandomCategorical,
-              RandomShuffle, RandpermV2)
-CPU_KERNELS = {
-    StandardNormal: (standard_normal_cpu, None), UniformReal: (uniform_real_cpu, None),
-    UniformInt: (uniform_int_cpu, (mstype.int32,)), Bernoulli: (bernoulli_cpu, None),
-    Multinomial: (multinomial_cpu, FLOATS), RandomCategorical: (random_categorical_cpu, FLOATS),
-    RandomShuffle: (random_shuffle_cpu, ALL), RandpermV2: (randperm_cpu, None),
-}
-BPROPS = {}
-FUNCTIONS = {
-    "standard_normal": standard_normal, "randn": randn, "rand": rand, "randint": randint,
-    "uniform": uniform, "normal": normal, "rand_like": rand_like, "randn_like": randn_like,
-    "randint_like": randint_like, "bernoulli": bernoulli, "multinomial": multinomial,
-    "random_categorical": random_categorical, "shuffle": shuffle, "randperm": randperm,
-}
-TENSOR_METHODS = {"random_categorical": _random_categorical_method,
-                  "multinomial": _multinomial_method}

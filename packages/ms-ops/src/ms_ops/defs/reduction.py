@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ms_ops.infer import check_bool, check_dtype, normalize_axes
-from ms_ops.opdef import ALL, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import ALL, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor
@@ -63,66 +63,10 @@ _KEEP = (Attr("keep_dims", False),)
 _ORDERED = NUMBERS
 
 
-def _reduce_op(name, dtypes, doc, out=None, nonempty=""):
-    return OpDef(name, _INPUTS, _KEEP, infer=reduce_infer(dtypes, out, nonempty), doc=doc)
+def _reduce_op(name, dtypes, doc, out=None, nonempty="", **names):
+    return OpDef(name, _INPUTS, _KEEP, infer=reduce_infer(dtypes, out, nonempty), doc=doc, **names)
 
 
-ReduceSum = _reduce_op("ReduceSum", ALL, "Sum over ``axis`` (all axes when empty).")
-ReduceMean = _reduce_op("ReduceMean", NUMBERS,
-                        "Mean over ``axis``; integer inputs give the mean truncated to "
-                        "their dtype, as MindSpore's does.")
-ReduceProd = _reduce_op("ReduceProd", NUMBERS, "Product over ``axis`` (all axes when empty).")
-ReduceMax = _reduce_op("ReduceMax", _ORDERED, "Maximum over ``axis``.",
-                       nonempty="the maximum")
-ReduceMin = _reduce_op("ReduceMin", _ORDERED, "Minimum over ``axis``.",
-                       nonempty="the minimum")
-ReduceAll = OpDef("ReduceAll", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
-                  infer=reduce_infer(ALL, out=mstype.bool_), differentiable=False,
-                  doc="True where every element over ``axis`` is non-zero (a Bool tensor).")
-ReduceAny = OpDef("ReduceAny", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
-                  infer=reduce_infer(ALL, out=mstype.bool_), differentiable=False,
-                  doc="True where any element over ``axis`` is non-zero (a Bool tensor).")
-
-
-# -- kernels ------------------------------------------------------------------------
-def reduce_sum_cpu(x, axis=(), keep_dims=False, out=None):
-    # np.add.reduce is what np.sum calls, without its Python wrapper (a bias's gradient
-    # in every training step comes through here)
-    return np.add.reduce(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype,
-                         out=out)
-
-
-def reduce_mean_cpu(x, axis=(), keep_dims=False):
-    axes = axes_of(axis, x.ndim)
-    count = math.prod(x.shape[a] for a in ((axes,) if isinstance(axes, int) else axes))
-    # Integers average in float64 and dispatch casts back (truncating, as MindSpore does);
-    # 16-bit floats accumulate in float32.
-    acc = np.float64 if x.dtype.kind in "biu" else np.promote_types(x.dtype, np.float32)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sum(x, axis=axes, keepdims=keep_dims, dtype=acc) / count
-
-
-def reduce_prod_cpu(x, axis=(), keep_dims=False):
-    return np.prod(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)
-
-
-def reduce_max_cpu(x, axis=(), keep_dims=False):
-    return np.max(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
-
-
-def reduce_min_cpu(x, axis=(), keep_dims=False):
-    return np.min(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
-
-
-def reduce_all_cpu(x, axis=(), keep_dims=False):
-    return np.all(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
-
-
-def reduce_any_cpu(x, axis=(), keep_dims=False):
-    return np.any(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
-
-
-# -- gradients ----------------------------------------------------------------------
 def other_op(name: str):
     """An operator of another family, looked up by name when a gradient rule needs it.
 
@@ -146,17 +90,6 @@ def expand_reduced(dout, x_shape: tuple, axis, keep_dims: bool):
     return array.BroadcastTo(dout, tuple(x_shape))
 
 
-def reduce_sum_bprop(x, axis, out, dout, keep_dims=False):
-    return (expand_reduced(dout, x.shape, axis, keep_dims), None)
-
-
-def reduce_mean_bprop(x, axis, out, dout, keep_dims=False):
-    from ms_ops.defs.arithmetic import Mul
-
-    count = math.prod(x.shape[a] for a in normalize_axes(axis, x.ndim))
-    return (Mul(expand_reduced(dout, x.shape, axis, keep_dims), 1.0 / max(count, 1)), None)
-
-
 def _extremum_bprop(x, axis, out, dout, keep_dims=False):
     # MindSpore splits the gradient evenly between tied extrema.
     from ms_ops.defs import array
@@ -168,6 +101,111 @@ def _extremum_bprop(x, axis, out, dout, keep_dims=False):
     return (Div(Mul(mask, expand_reduced(dout, x.shape, axis, keep_dims)), count), None)
 
 
+def _axis_arg(axis):
+    return () if axis is None else axis
+
+
+def _widen_int(x, dtype):
+    """MindSpore 2.x sums and multiplies integers and bools in int64 unless told a dtype."""
+    from ms_ops.defs import array
+
+    if not isinstance(x, Tensor):
+        return x
+    if dtype is not None:
+        return array.Cast(x, dtype) if x.dtype is not dtype else x
+    if x.dtype.kind in "biu" and x.dtype is not mstype.int64:
+        return array.Cast(x, mstype.int64)
+    return x
+
+
+# Sample inputs shared by several operators: Samples for
+# ReduceSum/Mean/Prod/Max/Min/All/Any over several axes, with and without ``keep_dims``.
+# ReduceMax/Min get distinct values (no ties), ReduceProd values away from zero,
+# ReduceAll/Any bool masks.
+AXES = [((), False), (0, False), (1, True), ((0, 2), False), ((-1,), True)]
+
+
+def _distinct(rng, shape):
+    """A shuffled grid 0.3 apart plus small noise: no two values tie."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) * 0.3 + rng.uniform(-0.05, 0.05, n) - 0.15 * n).reshape(shape)
+
+
+def _reduce(values):
+    def sample(rng):
+        for axis, keep in AXES:
+            yield (values(rng, (2, 3, 2)), axis), {"keep_dims": keep}
+        yield (values(rng, (4,)), ()), {}
+    return sample
+
+
+def _normal(rng, shape):
+    return rng.standard_normal(shape)
+
+
+def _nonzero(rng, shape):
+    return rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _mask(rng, shape):
+    return rng.random(shape) < 0.7
+
+
+ReduceSum = _reduce_op("ReduceSum", ALL, "Sum over ``axis`` (all axes when empty).")
+
+
+@ReduceSum.kernel("CPU", dtypes=ALL, out=True)
+def reduce_sum_cpu(x, axis=(), keep_dims=False, out=None):
+    # np.add.reduce is what np.sum calls, without its Python wrapper (a bias's gradient
+    # in every training step comes through here)
+    return np.add.reduce(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype,
+                         out=out)
+
+
+@ReduceSum.bprop
+def reduce_sum_bprop(x, axis, out, dout, keep_dims=False):
+    return (expand_reduced(dout, x.shape, axis, keep_dims), None)
+
+
+ReduceSum.samples(_reduce(_normal))
+
+
+ReduceMean = _reduce_op("ReduceMean", NUMBERS,
+                        "Mean over ``axis``; integer inputs give the mean truncated to "
+                        "their dtype, as MindSpore's does.")
+
+
+@ReduceMean.kernel("CPU", dtypes=NUMBERS)
+def reduce_mean_cpu(x, axis=(), keep_dims=False):
+    axes = axes_of(axis, x.ndim)
+    count = math.prod(x.shape[a] for a in ((axes,) if isinstance(axes, int) else axes))
+    # Integers average in float64 and dispatch casts back (truncating, as MindSpore does);
+    # 16-bit floats accumulate in float32.
+    acc = np.float64 if x.dtype.kind in "biu" else np.promote_types(x.dtype, np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sum(x, axis=axes, keepdims=keep_dims, dtype=acc) / count
+
+
+@ReduceMean.bprop
+def reduce_mean_bprop(x, axis, out, dout, keep_dims=False):
+    from ms_ops.defs.arithmetic import Mul
+
+    count = math.prod(x.shape[a] for a in normalize_axes(axis, x.ndim))
+    return (Mul(expand_reduced(dout, x.shape, axis, keep_dims), 1.0 / max(count, 1)), None)
+
+
+ReduceMean.samples(_reduce(_normal))
+
+
+ReduceProd = _reduce_op("ReduceProd", NUMBERS, "Product over ``axis`` (all axes when empty).")
+
+
+@ReduceProd.kernel("CPU", dtypes=NUMBERS)
+def reduce_prod_cpu(x, axis=(), keep_dims=False):
+    return np.prod(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)
+
+
+@ReduceProd.bprop
 def reduce_prod_bprop(x, axis, out, dout, keep_dims=False):
     # d prod / d x_i is the product of every other element: exclusive cumulative products
     # from both ends, so zeros in x give exact gradients (dividing out by x would not).
@@ -190,40 +228,62 @@ def reduce_prod_bprop(x, axis, out, dout, keep_dims=False):
     return (array.Transpose(g, tuple(int(i) for i in np.argsort(perm))), None)
 
 
-PRIMITIVES = (ReduceSum, ReduceMean, ReduceProd, ReduceMax, ReduceMin, ReduceAll, ReduceAny)
-CPU_KERNELS = {
-    ReduceSum: (reduce_sum_cpu, ALL),
-    ReduceMean: (reduce_mean_cpu, NUMBERS),
-    ReduceProd: (reduce_prod_cpu, NUMBERS),
-    ReduceMax: (reduce_max_cpu, _ORDERED),
-    ReduceMin: (reduce_min_cpu, _ORDERED),
-    ReduceAll: (reduce_all_cpu, ALL),
-    ReduceAny: (reduce_any_cpu, ALL),
-}
-CPU_KERNELS_WITH_OUT = frozenset({ReduceSum})
-BPROPS = {ReduceSum: reduce_sum_bprop, ReduceMean: reduce_mean_bprop,
-          ReduceProd: reduce_prod_bprop, ReduceMax: _extremum_bprop,
-          ReduceMin: _extremum_bprop}
+ReduceProd.samples(_reduce(_nonzero))
 
 
-# -- functional forms (MindSpore 2.x signatures) --------------------------------------
-def _axis_arg(axis):
-    return () if axis is None else axis
+ReduceMax = _reduce_op("ReduceMax", _ORDERED, "Maximum over ``axis``.",
+                       nonempty="the maximum")
 
 
-def _widen_int(x, dtype):
-    """MindSpore 2.x sums and multiplies integers and bools in int64 unless told a dtype."""
-    from ms_ops.defs import array
-
-    if not isinstance(x, Tensor):
-        return x
-    if dtype is not None:
-        return array.Cast(x, dtype) if x.dtype is not dtype else x
-    if x.dtype.kind in "biu" and x.dtype is not mstype.int64:
-        return array.Cast(x, mstype.int64)
-    return x
+@ReduceMax.kernel("CPU", dtypes=_ORDERED)
+def reduce_max_cpu(x, axis=(), keep_dims=False):
+    return np.max(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
 
 
+ReduceMax.bprop(_extremum_bprop)
+ReduceMax.samples(_reduce(_distinct))
+
+
+ReduceMin = _reduce_op("ReduceMin", _ORDERED, "Minimum over ``axis``.",
+                       nonempty="the minimum")
+
+
+@ReduceMin.kernel("CPU", dtypes=_ORDERED)
+def reduce_min_cpu(x, axis=(), keep_dims=False):
+    return np.min(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
+
+
+ReduceMin.bprop(_extremum_bprop)
+ReduceMin.samples(_reduce(_distinct))
+
+
+ReduceAll = OpDef("ReduceAll", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
+                  infer=reduce_infer(ALL, out=mstype.bool_), differentiable=False,
+                  doc="True where every element over ``axis`` is non-zero (a Bool tensor).")
+
+
+@ReduceAll.kernel("CPU", dtypes=ALL)
+def reduce_all_cpu(x, axis=(), keep_dims=False):
+    return np.all(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
+
+
+ReduceAll.samples(_reduce(_mask))
+
+
+ReduceAny = OpDef("ReduceAny", (Arg("x"), Arg("axis", STATIC, ())), _KEEP,
+                  infer=reduce_infer(ALL, out=mstype.bool_), differentiable=False,
+                  doc="True where any element over ``axis`` is non-zero (a Bool tensor).")
+
+
+@ReduceAny.kernel("CPU", dtypes=ALL)
+def reduce_any_cpu(x, axis=(), keep_dims=False):
+    return np.any(x, axis=axes_of(axis, x.ndim), keepdims=keep_dims)
+
+
+ReduceAny.samples(_reduce(_mask))
+
+
+@functional("sum")
 def _sum(input, dim=None, keepdim=False, *, dtype=None):
     """``ops.sum``: sum over ``dim`` (all dims when None); integers and bools give int64.
 
@@ -233,41 +293,43 @@ def _sum(input, dim=None, keepdim=False, *, dtype=None):
     return ReduceSum(_widen_int(input, dtype), _axis_arg(dim), keep_dims=keepdim)
 
 
+@functional("mean")
 def _mean(x, axis=None, keep_dims=False):
     """``ops.mean``: the mean over ``axis``; integer inputs keep their dtype (truncated)."""
     return ReduceMean(x, _axis_arg(axis), keep_dims=keep_dims)
 
 
+@functional("prod")
 def _prod(input, axis=None, keep_dims=False, dtype=None):
     """``ops.prod``: product over ``axis``; integers and bools give int64 unless ``dtype``."""
     return ReduceProd(_widen_int(input, dtype), _axis_arg(axis), keep_dims=keep_dims)
 
 
+@functional("amax")
 def _amax(input, axis=None, keepdims=False):
     """``ops.amax``: the maximum over ``axis`` (all axes when None); ties share the gradient."""
     return ReduceMax(input, _axis_arg(axis), keep_dims=keepdims)
 
 
+@functional("amin")
 def _amin(input, axis=None, keepdims=False):
     """``ops.amin``: the minimum over ``axis`` (all axes when None); ties share the gradient."""
     return ReduceMin(input, _axis_arg(axis), keep_dims=keepdims)
 
 
+@functional("all")
 def _all(input, axis=None, keep_dims=False):
     """``ops.all``: whether every element over ``axis`` is non-zero (a Bool tensor)."""
     return ReduceAll(input, _axis_arg(axis), keep_dims=keep_dims)
 
 
+@functional("any")
 def _any(input, axis=None, keep_dims=False):
     """``ops.any``: whether some element over ``axis`` is non-zero (a Bool tensor)."""
     return ReduceAny(input, _axis_arg(axis), keep_dims=keep_dims)
 
 
-FUNCTIONS = {"sum": _sum, "mean": _mean, "prod": _prod, "amax": _amax, "amin": _amin,
-             "all": _all, "any": _any}
-
-
-# -- Tensor methods (MindSpore's Tensor signatures) -----------------------------------
+@functional(methods="sum")
 def _t_sum(self, axis=None, dtype=None, keepdims=False, initial=None):
     out = _sum(self, axis, keepdims, dtype=dtype)
     if initial is None:
@@ -277,29 +339,31 @@ def _t_sum(self, axis=None, dtype=None, keepdims=False, initial=None):
     return Add(out, initial)
 
 
+@functional(methods="mean")
 def _t_mean(self, axis=None, keep_dims=False):
     return _mean(self, axis, keep_dims)
 
 
+@functional(methods="prod")
 def _t_prod(self, axis=None, keep_dims=False, dtype=None):
     return _prod(self, axis, keep_dims, dtype)
 
 
+@functional(methods="all")
 def _t_all(self, axis=None, keep_dims=False):
     return _all(self, axis, keep_dims)
 
 
+@functional(methods="any")
 def _t_any(self, axis=None, keep_dims=False):
     return _any(self, axis, keep_dims)
 
 
+@functional(methods="amax")
 def _t_amax(self, axis=None, keepdims=False):
     return _amax(self, axis, keepdims)
 
 
+@functional(methods="amin")
 def _t_amin(self, axis=None, keepdims=False):
     return _amin(self, axis, keepdims)
-
-
-TENSOR_METHODS = {"sum": _t_sum, "mean": _t_mean, "prod": _t_prod, "all": _t_all,
-                  "any": _t_any, "amax": _t_amax, "amin": _t_amin}

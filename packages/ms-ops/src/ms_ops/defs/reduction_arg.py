@@ -14,7 +14,7 @@ import numpy as np
 from ms_ops.defs import array
 from ms_ops.defs.reduction import ReduceMax, ReduceMin, reduced_shape
 from ms_ops.infer import check_bool, check_dtype, normalize_axis
-from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
@@ -55,28 +55,9 @@ def _with_value_infer(what):
 
 
 _ARG_ATTRS = (Attr("axis", -1), Attr("output_type", mstype.int32))
-Argmax = OpDef("Argmax", (Arg("input_x"),), _ARG_ATTRS, infer=_arg_infer("the argmax"),
-               differentiable=False,
-               doc="Index of the first maximum along ``axis``, as ``output_type``.")
-Argmin = OpDef("Argmin", (Arg("x"),), _ARG_ATTRS, infer=_arg_infer("the argmin"),
-               differentiable=False,
-               doc="Index of the first minimum along ``axis``, as ``output_type``.")
+
 
 _WV_ATTRS = (Attr("axis", 0), Attr("keep_dims", False))
-ArgMaxWithValue = OpDef("ArgMaxWithValue", (Arg("input"),), _WV_ATTRS,
-                        infer=_with_value_infer("the maximum"),
-                        doc="(index, value) of the first maximum along ``axis``.")
-ArgMinWithValue = OpDef("ArgMinWithValue", (Arg("input"),), _WV_ATTRS,
-                        infer=_with_value_infer("the minimum"),
-                        doc="(index, value) of the first minimum along ``axis``.")
-
-
-def argmax_cpu(x, axis=-1, output_type=None):
-    return np.argmax(x, axis=axis)
-
-
-def argmin_cpu(x, axis=-1, output_type=None):
-    return np.argmin(x, axis=axis)
 
 
 def _with_value(find, x, axis, keep_dims):
@@ -85,14 +66,6 @@ def _with_value(find, x, axis, keep_dims):
     if keep_dims:
         return index, value
     return np.squeeze(index, axis), np.squeeze(value, axis)
-
-
-def arg_max_with_value_cpu(x, axis=0, keep_dims=False):
-    return _with_value(np.argmax, x, axis, keep_dims)
-
-
-def arg_min_with_value_cpu(x, axis=0, keep_dims=False):
-    return _with_value(np.argmin, x, axis, keep_dims)
 
 
 def with_value_bprop(x, out, dout, axis=0, keep_dims=False):
@@ -112,32 +85,11 @@ def with_value_bprop(x, out, dout, axis=0, keep_dims=False):
     return (Mul(picked, dvalue),)
 
 
-PRIMITIVES = (Argmax, Argmin, ArgMaxWithValue, ArgMinWithValue)
-CPU_KERNELS = {
-    Argmax: (argmax_cpu, _ORDERED),
-    Argmin: (argmin_cpu, _ORDERED),
-    ArgMaxWithValue: (arg_max_with_value_cpu, _ORDERED),
-    ArgMinWithValue: (arg_min_with_value_cpu, _ORDERED),
-}
-BPROPS = {ArgMaxWithValue: with_value_bprop, ArgMinWithValue: with_value_bprop}
-
-
-# -- functional forms -----------------------------------------------------------------
 def _arg(op, input, axis, keep, output_type):
     if axis is None:  # over the flattened input; keepdims does not apply (MindSpore 2.x)
         return op(array.Reshape(input, (-1,)), axis=0, output_type=output_type)
     out = op(input, axis=axis, output_type=output_type)
     return array.ExpandDims(out, axis if axis >= 0 else axis + input.ndim) if keep else out
-
-
-def argmax(input, dim=None, keepdim=False):
-    """``ops.argmax``: index of the first maximum along ``dim`` (flattened if None), int64."""
-    return _arg(Argmax, input, dim, keepdim, mstype.int64)
-
-
-def argmin(input, axis=None, keepdims=False):
-    """``ops.argmin``: index of the first minimum along ``axis`` (flattened if None), int32."""
-    return _arg(Argmin, input, axis, keepdims, mstype.int32)
 
 
 def _extremum(with_value, reduce, input, axis, keepdims):
@@ -148,6 +100,94 @@ def _extremum(with_value, reduce, input, axis, keepdims):
     return value, index
 
 
+# Sample inputs shared by several operators: Samples for Argmax/Argmin and
+# ArgMaxWithValue/ArgMinWithValue: distinct values (no ties, where the index would
+# jump), several axes, ``keep_dims`` both ways.
+def _distinct(rng, shape):
+    """A shuffled grid 0.3 apart plus small noise: no two values tie."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) * 0.3 + rng.uniform(-0.05, 0.05, n) - 0.15 * n).reshape(shape)
+
+
+def _arg_samples(rng):
+    yield (_distinct(rng, (2, 3, 2)),), {}
+    yield (_distinct(rng, (2, 3, 2)),), {"axis": 1}
+    yield (_distinct(rng, (4,)),), {"axis": 0}
+
+
+def _with_value_samples(rng):
+    yield (_distinct(rng, (2, 3, 2)),), {}
+    yield (_distinct(rng, (2, 3, 2)),), {"axis": -1, "keep_dims": True}
+    yield (_distinct(rng, (4,)),), {"axis": 0}
+
+
+Argmax = OpDef("Argmax", (Arg("input_x"),), _ARG_ATTRS, infer=_arg_infer("the argmax"),
+               differentiable=False,
+               doc="Index of the first maximum along ``axis``, as ``output_type``.")
+
+
+@Argmax.kernel("CPU", dtypes=_ORDERED)
+def argmax_cpu(x, axis=-1, output_type=None):
+    return np.argmax(x, axis=axis)
+
+
+Argmax.samples(_arg_samples)
+
+
+Argmin = OpDef("Argmin", (Arg("x"),), _ARG_ATTRS, infer=_arg_infer("the argmin"),
+               differentiable=False,
+               doc="Index of the first minimum along ``axis``, as ``output_type``.")
+
+
+@Argmin.kernel("CPU", dtypes=_ORDERED)
+def argmin_cpu(x, axis=-1, output_type=None):
+    return np.argmin(x, axis=axis)
+
+
+Argmin.samples(_arg_samples)
+
+
+ArgMaxWithValue = OpDef("ArgMaxWithValue", (Arg("input"),), _WV_ATTRS,
+                        infer=_with_value_infer("the maximum"),
+                        doc="(index, value) of the first maximum along ``axis``.")
+
+
+@ArgMaxWithValue.kernel("CPU", dtypes=_ORDERED)
+def arg_max_with_value_cpu(x, axis=0, keep_dims=False):
+    return _with_value(np.argmax, x, axis, keep_dims)
+
+
+ArgMaxWithValue.bprop(with_value_bprop)
+ArgMaxWithValue.samples(_with_value_samples)
+
+
+ArgMinWithValue = OpDef("ArgMinWithValue", (Arg("input"),), _WV_ATTRS,
+                        infer=_with_value_infer("the minimum"),
+                        doc="(index, value) of the first minimum along ``axis``.")
+
+
+@ArgMinWithValue.kernel("CPU", dtypes=_ORDERED)
+def arg_min_with_value_cpu(x, axis=0, keep_dims=False):
+    return _with_value(np.argmin, x, axis, keep_dims)
+
+
+ArgMinWithValue.bprop(with_value_bprop)
+ArgMinWithValue.samples(_with_value_samples)
+
+
+@functional("argmax")
+def argmax(input, dim=None, keepdim=False):
+    """``ops.argmax``: index of the first maximum along ``dim`` (flattened if None), int64."""
+    return _arg(Argmax, input, dim, keepdim, mstype.int64)
+
+
+@functional("argmin")
+def argmin(input, axis=None, keepdims=False):
+    """``ops.argmin``: index of the first minimum along ``axis`` (flattened if None), int32."""
+    return _arg(Argmin, input, axis, keepdims, mstype.int32)
+
+
+@functional("max")
 def _max(input, axis=None, keepdims=False):
     """``ops.max``: ``(values, indices)`` of the maximum along ``axis``.
 
@@ -157,32 +197,31 @@ def _max(input, axis=None, keepdims=False):
     return _extremum(ArgMaxWithValue, ReduceMax, input, axis, keepdims)
 
 
+@functional("min")
 def _min(input, axis=None, keepdims=False):
     """``ops.min``: ``(values, indices)`` of the minimum along ``axis``."""
     return _extremum(ArgMinWithValue, ReduceMin, input, axis, keepdims)
 
 
-FUNCTIONS = {"argmax": argmax, "argmin": argmin, "max": _max, "min": _min}
-
-
+@functional(methods="max")
 def _t_max(self, axis=None, keepdims=False, *, return_indices=False):
     if return_indices:
         return _max(self, axis, keepdims)
     return ReduceMax(self, () if axis is None else axis, keep_dims=keepdims)
 
 
+@functional(methods="min")
 def _t_min(self, axis=None, keepdims=False, *, return_indices=False):
     if return_indices:
         return _min(self, axis, keepdims)
     return ReduceMin(self, () if axis is None else axis, keep_dims=keepdims)
 
 
+@functional(methods="argmax")
 def _t_argmax(self, axis=None, keepdims=False):
     return argmax(self, axis, keepdims)
 
 
+@functional(methods="argmin")
 def _t_argmin(self, axis=None, keepdims=False):
     return argmin(self, axis, keepdims)
-
-
-TENSOR_METHODS = {"max": _t_max, "min": _t_min, "argmax": _t_argmax, "argmin": _t_argmin}

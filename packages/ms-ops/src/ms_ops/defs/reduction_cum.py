@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.infer import check_bool, check_dtype, normalize_axis
-from ms_ops.opdef import NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
 
 
@@ -23,10 +23,6 @@ def _cum_infer(x, axis, exclusive=False, reverse=False):
 
 
 _ATTRS = (Attr("exclusive", False), Attr("reverse", False))
-CumSum = OpDef("CumSum", (Arg("input"), Arg("axis", STATIC)), _ATTRS, infer=_cum_infer,
-               doc="Running sum along ``axis``.")
-CumProd = OpDef("CumProd", (Arg("x"), Arg("axis", STATIC)), _ATTRS, infer=_cum_infer,
-                doc="Running product along ``axis``.")
 
 
 def _scan(fn, identity, x, axis, exclusive, reverse):
@@ -47,18 +43,50 @@ def _scan(fn, identity, x, axis, exclusive, reverse):
     return np.flip(out, axis) if reverse else out
 
 
+def _as(x, dtype):
+    from ms_ops.defs import array
+
+    return x if dtype is None or x.dtype is dtype else array.Cast(x, dtype)
+
+
+# Sample inputs shared by several operators: Samples for CumSum and CumProd along each
+# axis, with ``exclusive`` and ``reverse``. CumProd also gets inputs holding a zero,
+# where dividing by x would not give its gradient.
+FLAGS = [(False, False), (True, False), (False, True), (True, True)]
+
+
+CumSum = OpDef("CumSum", (Arg("input"), Arg("axis", STATIC)), _ATTRS, infer=_cum_infer,
+               doc="Running sum along ``axis``.")
+
+
+@CumSum.kernel("CPU", dtypes=NUMBERS)
 def cum_sum_cpu(x, axis, exclusive=False, reverse=False):
     return _scan(np.cumsum, 0, x, axis, exclusive, reverse)
 
 
-def cum_prod_cpu(x, axis, exclusive=False, reverse=False):
-    return _scan(np.cumprod, 1, x, axis, exclusive, reverse)
-
-
+@CumSum.bprop
 def cum_sum_bprop(x, axis, out, dout, exclusive=False, reverse=False):
     return (CumSum(dout, axis, exclusive=exclusive, reverse=not reverse), None)
 
 
+@CumSum.samples
+def _cumsum(rng):
+    for exclusive, reverse in FLAGS:
+        yield (rng.standard_normal((2, 3)), 1), {"exclusive": exclusive, "reverse": reverse}
+    yield (rng.standard_normal((3, 2, 2)), 0), {}
+    yield (rng.standard_normal((4,)), -1), {"reverse": True}
+
+
+CumProd = OpDef("CumProd", (Arg("x"), Arg("axis", STATIC)), _ATTRS, infer=_cum_infer,
+                doc="Running product along ``axis``.")
+
+
+@CumProd.kernel("CPU", dtypes=NUMBERS)
+def cum_prod_cpu(x, axis, exclusive=False, reverse=False):
+    return _scan(np.cumprod, 1, x, axis, exclusive, reverse)
+
+
+@CumProd.bprop
 def cum_prod_bprop(x, axis, out, dout, exclusive=False, reverse=False):
     # MindSpore's rule: it divides by x, so a zero in x gives inf/NaN gradients (ReduceProd's
     # rule avoids the division; a running product has no cheap exact form).
@@ -68,17 +96,16 @@ def cum_prod_bprop(x, axis, out, dout, exclusive=False, reverse=False):
     return (Div(acc, x), None)
 
 
-PRIMITIVES = (CumSum, CumProd)
-CPU_KERNELS = {CumSum: (cum_sum_cpu, NUMBERS), CumProd: (cum_prod_cpu, NUMBERS)}
-BPROPS = {CumSum: cum_sum_bprop, CumProd: cum_prod_bprop}
+@CumProd.samples
+def _cumprod(rng):
+    for exclusive, reverse in FLAGS:
+        x = rng.uniform(0.5, 1.5, (2, 3)) * rng.choice([-1.0, 1.0], (2, 3))
+        yield (x, 1), {"exclusive": exclusive, "reverse": reverse}
+    # No zeros: CumProd's rule divides by x, as MindSpore's does (NaN where x == 0).
+    yield (rng.uniform(0.5, 1.5, (3, 2, 2)), 0), {}
 
 
-def _as(x, dtype):
-    from ms_ops.defs import array
-
-    return x if dtype is None or x.dtype is dtype else array.Cast(x, dtype)
-
-
+@functional("cumsum")
 def cumsum(x, axis, dtype=None):
     """``ops.cumsum``: running sum along ``axis``, optionally in ``dtype``.
 
@@ -88,6 +115,7 @@ def cumsum(x, axis, dtype=None):
     return CumSum(_as(x, dtype), axis)
 
 
+@functional("cumprod")
 def cumprod(input, dim, dtype=None):
     """``ops.cumprod``: running product along ``dim``; integers give int64 unless ``dtype``."""
     if dtype is None and input.dtype.kind in "biu":
@@ -95,9 +123,7 @@ def cumprod(input, dim, dtype=None):
     return CumProd(_as(input, dtype), dim)
 
 
-FUNCTIONS = {"cumsum": cumsum, "cumprod": cumprod}
-
-
+@functional(methods="cumsum")
 def _t_cumsum(self, axis=None, dtype=None):
     if axis is None:
         from ms_ops.defs import array
@@ -106,8 +132,6 @@ def _t_cumsum(self, axis=None, dtype=None):
     return cumsum(self, axis, dtype)
 
 
+@functional(methods="cumprod")
 def _t_cumprod(self, dim, dtype=None):
     return cumprod(self, dim, dtype)
-
-
-TENSOR_METHODS = {"cumsum": _t_cumsum, "cumprod": _t_cumprod}

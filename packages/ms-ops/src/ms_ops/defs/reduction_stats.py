@@ -21,11 +21,48 @@ from ms_ops.defs.reduction import (
     reduced_shape,
 )
 from ms_ops.infer import check_bool, check_dtype, normalize_axes
-from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec
+from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
+
+
+def _count(x, axis) -> int:
+    return math.prod(x.shape[a] for a in normalize_axes(axis, x.ndim))
+
+
+def _check_float(name, x):
+    if x.dtype not in FLOATS:
+        raise TypeError(f"{name}: input has dtype {x.dtype}, expected a float type "
+                        f"(shape {x.shape})")
+
 
 LogSumExp = OpDef("LogSumExp", (Arg("input"), Arg("axis", STATIC, ())),
                   (Attr("keep_dims", False),), infer=reduce_infer(FLOATS), promote="float",
                   doc="log(sum(exp(x))) over ``axis``, computed without overflow.")
+
+
+@LogSumExp.kernel("CPU", dtypes=FLOATS)
+def log_sum_exp_cpu(x, axis=(), keep_dims=False):
+    axes = axes_of(axis, x.ndim)
+    top = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+    top = np.where(np.isfinite(top), top, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    return out if keep_dims else np.squeeze(out, axis=axes)
+
+
+@LogSumExp.bprop
+def log_sum_exp_bprop(x, axis, out, dout, keep_dims=False):
+    from ms_ops.defs.arithmetic import Mul, Sub
+
+    softmax = other_op("Exp")(Sub(x, expand_reduced(out, x.shape, axis, keep_dims)))
+    return (Mul(expand_reduced(dout, x.shape, axis, keep_dims), softmax), None)
+
+
+@LogSumExp.samples
+def _logsumexp(rng):
+    yield (rng.standard_normal((2, 3, 2)), ()), {}
+    yield (rng.standard_normal((2, 3, 2)), 1), {"keep_dims": True}
+    yield (rng.standard_normal((2, 3, 2)), (0, 2)), {}
+    yield (rng.standard_normal((4,)), ()), {}
 
 
 def _std_infer(x, axis=(), unbiased=True, keep_dims=False):
@@ -44,15 +81,7 @@ ReduceStd = OpDef("ReduceStd", (Arg("input_x"),),
                       "N - 1.")
 
 
-def log_sum_exp_cpu(x, axis=(), keep_dims=False):
-    axes = axes_of(axis, x.ndim)
-    top = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
-    top = np.where(np.isfinite(top), top, 0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
-    return out if keep_dims else np.squeeze(out, axis=axes)
-
-
+@ReduceStd.kernel("CPU", dtypes=FLOATS)
 def reduce_std_cpu(x, axis=(), unbiased=True, keep_dims=False):
     axes = axes_of(axis, x.ndim)
     acc = np.promote_types(x.dtype, np.float32)
@@ -66,13 +95,7 @@ def reduce_std_cpu(x, axis=(), unbiased=True, keep_dims=False):
     return np.squeeze(std, axis=axes), np.squeeze(mean, axis=axes)
 
 
-def log_sum_exp_bprop(x, axis, out, dout, keep_dims=False):
-    from ms_ops.defs.arithmetic import Mul, Sub
-
-    softmax = other_op("Exp")(Sub(x, expand_reduced(out, x.shape, axis, keep_dims)))
-    return (Mul(expand_reduced(dout, x.shape, axis, keep_dims), softmax), None)
-
-
+@ReduceStd.bprop
 def reduce_std_bprop(x, out, dout, axis=(), unbiased=True, keep_dims=False):
     # d std / dx = (x - mean) / ((N - unbiased) * std); d mean / dx = 1 / N.
     from ms_ops.defs.arithmetic import Add, Div, Mul, Sub
@@ -90,11 +113,15 @@ def reduce_std_bprop(x, out, dout, axis=(), unbiased=True, keep_dims=False):
     return (dx,)
 
 
-PRIMITIVES = (LogSumExp, ReduceStd)
-CPU_KERNELS = {LogSumExp: (log_sum_exp_cpu, FLOATS), ReduceStd: (reduce_std_cpu, FLOATS)}
-BPROPS = {LogSumExp: log_sum_exp_bprop, ReduceStd: reduce_std_bprop}
+@ReduceStd.samples
+def _std(rng):
+    yield (rng.standard_normal((2, 3, 2)),), {}
+    yield (rng.standard_normal((2, 3, 2)),), {"axis": 1, "unbiased": False, "keep_dims": True}
+    yield (rng.standard_normal((2, 3, 2)),), {"axis": (0, 2)}
+    yield (rng.standard_normal((4, 3)),), {"axis": -1, "unbiased": False}
 
 
+@functional("logsumexp")
 def logsumexp(input, dim, keepdim=False):
     """``ops.logsumexp``: log(sum(exp(input))) over ``dim``, stable for large inputs.
 
@@ -104,16 +131,7 @@ def logsumexp(input, dim, keepdim=False):
     return LogSumExp(input, dim, keep_dims=keepdim)
 
 
-def _count(x, axis) -> int:
-    return math.prod(x.shape[a] for a in normalize_axes(axis, x.ndim))
-
-
-def _check_float(name, x):
-    if x.dtype not in FLOATS:
-        raise TypeError(f"{name}: input has dtype {x.dtype}, expected a float type "
-                        f"(shape {x.shape})")
-
-
+@functional("std")
 def std(input, axis=None, ddof=0, keepdims=False):
     """``ops.std``: standard deviation over ``axis``, dividing by N - ``ddof``."""
     _check_float("std", input)
@@ -127,6 +145,7 @@ def std(input, axis=None, ddof=0, keepdims=False):
     return Mul(biased, math.sqrt(n / (n - ddof)) if n > ddof else math.nan)
 
 
+@functional("var")
 def var(input, axis=None, ddof=0, keepdims=False):
     """``ops.var``: variance over ``axis``, dividing by N - ``ddof``."""
     from ms_ops.defs.arithmetic import Div, Mul, Sub
@@ -138,19 +157,16 @@ def var(input, axis=None, ddof=0, keepdims=False):
     return Div(squares, float(_count(input, axis) - ddof))
 
 
-FUNCTIONS = {"logsumexp": logsumexp, "std": std, "var": var}
-
-
+@functional(methods="logsumexp")
 def _t_logsumexp(self, axis, keepdims=False):
     return logsumexp(self, axis, keepdims)
 
 
+@functional(methods="std")
 def _t_std(self, axis=None, ddof=0, keepdims=False):
     return std(self, axis, ddof, keepdims)
 
 
+@functional(methods="var")
 def _t_var(self, axis=None, ddof=0, keepdims=False):
     return var(self, axis, ddof, keepdims)
-
-
-TENSOR_METHODS = {"logsumexp": _t_logsumexp, "std": _t_std, "var": _t_var}
