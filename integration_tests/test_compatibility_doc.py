@@ -41,6 +41,8 @@ def test_known_differences_are_documented():
     assert not missing, f"add to docs/compatibility.md, Known differences: {missing}"
     ids = {cid for cid, _, _ in api_cases.CASES}
     assert set(api_cases.KNOWN_DIFFERENCES) <= ids
+    n, n_known = len(ids), len(api_cases.KNOWN_DIFFERENCES)
+    assert f"{n} calls" in known and f"{n - n_known} agree, {n_known} differ" in known
 
 
 def test_listing_records_how_it_was_made():
