@@ -351,7 +351,8 @@ case("Tensor.[tensor_bool_scalar]", "f23")(lambda ms, x: x[x > 10])
 
 # a sweep: every function and method that both frameworks have and that MindSpore 2.10
 # accepts with one positive float32 (2, 3) tensor (unary), or that and a second (binary);
-# selected once by calling each name in MindSpore (random ones left out)
+# selected once by calling each name in MindSpore (random ones left out); the unary ones
+# run on an int32 tensor too
 SWEEP_UNARY = (
     "abs absolute acos acosh all amax amin any arccos arccosh arcsin arcsinh arctan arctanh "
     "argmax argmin asin asinh atan atanh ceil cos cosh elu erf erfc exp exp2 expm1 fast_gelu "
@@ -375,6 +376,11 @@ SWEEP_METHODS = (
     "permute prod ravel reciprocal round rsqrt sigmoid sign sin sinh sqrt square squeeze std "
     "sum tan tanh transpose trunc var"
 ).split()
+SWEEP_BINARY_METHODS = (
+    "add arctan2 assign_value atan2 clamp clip div eq equal floor_divide fmod ge greater "
+    "greater_equal gt isclose le less less_equal logical_and logical_or logical_xor lt maximum "
+    "minimum mul ne not_equal pow remainder sub"
+).split()
 for _name in SWEEP_UNARY:
     case(f"sweep.ops.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
     case(f"sweep.ops.{_name}/int32", "i23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
@@ -383,6 +389,9 @@ for _name in SWEEP_BINARY:
         lambda ms, x, y, _n=_name: getattr(ms.ops, _n)(x, y))
 for _name in SWEEP_METHODS:
     case(f"sweep.Tensor.{_name}", "p23")(lambda ms, x, _n=_name: getattr(x, _n)())
+    case(f"sweep.Tensor.{_name}/int32", "i23")(lambda ms, x, _n=_name: getattr(x, _n)())
+for _name in SWEEP_BINARY_METHODS:
+    case(f"sweep.Tensor.{_name}", "p23", "g23")(lambda ms, x, y, _n=_name: getattr(x, _n)(y))
 
 # errors
 case("error.matmul_inner_dim", "f23", "g23")(lambda ms, x, y: ms.ops.matmul(x, y))
@@ -449,9 +458,15 @@ INT32_REJECTED = (
     "acos acosh arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh cos cosh "
     "erf erfc exp expm1 isinf log log10 log1p log2 rsqrt sin sinh tan").split()
 KNOWN_DIFFERENCES.update({
-    f"sweep.ops.{name}/int32": "MindSpore 2.10's CPU kernel rejects Int32 (TypeError); "
-                               "microspore promotes to Float32" for name in INT32_REJECTED})
+    f"sweep.{where}.{name}/int32": "MindSpore 2.10's CPU kernel rejects Int32 (TypeError); "
+                                   "microspore promotes to Float32"
+    for name in INT32_REJECTED for where in ("ops", "Tensor")})
 KNOWN_DIFFERENCES["sweep.ops.stack/int32"] = KNOWN_DIFFERENCES["sweep.ops.stack"]
+KNOWN_DIFFERENCES["sweep.Tensor.permute/int32"] = KNOWN_DIFFERENCES["sweep.Tensor.permute"]
+KNOWN_DIFFERENCES.update({
+    f"sweep.Tensor.{name}/int32": f"Tensor.{name} of an Int32 tensor is Float32 in MindSpore "
+                                  f"2.10 (ops.{name} rejects it); microspore raises TypeError "
+                                  "for both" for name in ("std", "var")})
 
 
 def encode(ms, out, key, values):
