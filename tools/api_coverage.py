@@ -54,8 +54,27 @@ def _has(obj, name: str) -> bool:
         return False
 
 
-def measure(listing: dict, resolve=resolve) -> dict:
-    """``{ns: {"present": [...], "out": {reason: [...]}, "missing": {group: [...]}}}``."""
+def third_party_names() -> dict[str, set[str]]:
+    """Operator names that installed third-party plugins add (not microspore's own)."""
+    from ms_tensor import registry
+
+    reg = registry.load()
+    names: dict[str, set[str]] = {"mindspore.ops": set(), "mindspore.Tensor": set()}
+    for e in reg.entries():
+        if e.plugin not in reg.framework and e.kind in ("function", "primitive"):
+            names["mindspore.ops"].add(e.name)
+        elif e.plugin not in reg.framework and e.kind == "tensor_method":
+            names["mindspore.Tensor"].add(e.name)
+    return names
+
+
+def measure(listing: dict, resolve=resolve, plugin_names=None) -> dict:
+    """``{ns: {"present": [...], "out": {reason: [...]}, "missing": {group: [...]}}}``.
+
+    ``plugin_names``: ``{ns: names}`` not to count although present (default: what
+    third-party plugins add), so the numbers do not depend on which plugins are installed.
+    """
+    plugin_names = third_party_names() if plugin_names is None else plugin_names
     report = {}
     order = list(api_scope.FAMILY)
     for ns, entry in sorted(listing["namespaces"].items(),
@@ -63,7 +82,7 @@ def measure(listing: dict, resolve=resolve) -> dict:
         obj = resolve(ns)
         present, out, missing = [], defaultdict(list), defaultdict(list)
         for name, kind in sorted(entry["names"].items()):
-            if _has(obj, name):
+            if _has(obj, name) and name not in plugin_names.get(ns, ()):
                 present.append(name)
             elif (reason := api_scope.out_of_scope(ns, name, entry)) is not None:
                 out[reason].append(name)
@@ -90,7 +109,8 @@ def render(listing: dict, report: dict) -> str:
              f"`{listing['command']}`. {listing['rule']}", "",
              "*in scope* = all names less those out of scope (listed with reasons below); "
              "a name counts as present when microspore's namespace has an attribute of that "
-             "name (`hasattr`), whatever its behaviour (see Known differences).", "",
+             "name (`hasattr`), whatever its behaviour (see Known differences); names that "
+             "third-party plugins add (such as the example plugin's `Mish`) do not count.", "",
              "| namespace | public names | present | out of scope | present of in scope |",
              "|---|---:|---:|---:|---:|"]
     for ns, r in report.items():
