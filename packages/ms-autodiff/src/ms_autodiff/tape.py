@@ -7,22 +7,29 @@ gradient of a gradient) each keep their own entry, so one eager operator can be
 recorded by several tapes at once. While a tape runs its own backward pass it stops
 recording; the operators its gradient rules run are recorded by the tapes outside it,
 which is what makes higher-order gradients work.
+
+Tapes belong to the thread that opened them (``active_tapes`` and the recorder are per
+thread, ``ms_autodiff.recording``), so several threads can differentiate at once, also
+through the same Parameters.
 """
 
 from __future__ import annotations
 
-from ms_ops import dispatch, needing
+import threading
+
+from ms_autodiff.recording import get_recorder, set_recorder, thread_state
+from ms_ops import needing
 from ms_ops.defs import arithmetic, array_create
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor, wrap
 
 __all__ = ["Tape", "Leaf", "Node", "active_tapes", "pause_recording"]
 
-_active: list[Tape] = []
-
-
-def active_tapes() -> list[Tape]:
-    return _active
+active_tapes = thread_state(list)
+active_tapes.__doc__ = "The calling thread's open tapes, innermost last."
+# Guards the ``_node`` dicts of tensors several threads' tapes may follow at once (a
+# shared Parameter): creating or emptying one must not lose another tape's entry.
+_tag_lock = threading.Lock()
 
 
 def _chain(own, below):
@@ -76,29 +83,31 @@ class Tape:
 
     # -- recording -----------------------------------------------------------------
     def __enter__(self) -> Tape:
-        self._below = dispatch.set_recorder(_chain(self.record, dispatch.get_recorder()))
-        _active.append(self)
+        self._below = set_recorder(_chain(self.record, get_recorder()))
+        active_tapes().append(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        _active.remove(self)
-        dispatch.set_recorder(self._below)
+        active_tapes().remove(self)
+        set_recorder(self._below)
         self._below = None
         self.recording = False
-        for t in self.tagged:  # forget this tape on every tensor it followed
-            n = t._node
-            if n is not None:
-                n.pop(self, None)
-                if not n:
-                    t._node = None
+        with _tag_lock:
+            for t in self.tagged:  # forget this tape on every tensor it followed
+                n = t._node
+                if n is not None:
+                    n.pop(self, None)
+                    if not n:
+                        t._node = None
         self.tagged = []
 
     def _tag(self, t: Tensor, entry) -> None:
-        n = t._node
-        if n is None:
-            t._node = {self: entry}
-        else:
-            n[self] = entry
+        with _tag_lock:
+            n = t._node
+            if n is None:
+                t._node = {self: entry}
+            else:
+                n[self] = entry
         self.tagged.append(t)
 
     def watch(self, t: Tensor) -> Leaf:
@@ -128,8 +137,9 @@ class Tape:
         if parents is None or not op.differentiable:
             # Constant for this tape; an in-place update also cuts what it overwrote.
             for o in (out if type(out) is tuple else (out,)):
-                if o._node is not None and self in o._node:
-                    del o._node[self]
+                n = o._node
+                if n is not None:
+                    n.pop(self, None)
             return
         node = Node(op, values, attrs, out, parents)
         self.nodes.append(node)
@@ -256,7 +266,7 @@ class pause_recording:
     """Stop every active tape from recording inside the block (custom gradients)."""
 
     def __enter__(self):
-        self._paused = [t for t in _active if t.recording]
+        self._paused = [t for t in active_tapes() if t.recording]
         for t in self._paused:
             t.recording = False
         return self

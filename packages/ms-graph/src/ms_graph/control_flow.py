@@ -19,299 +19,47 @@ Node layout (what the executor and the passes see):
 Subgraphs may also use Values of the enclosing graphs directly (lexical capture, see
 ``ir.captured``): a tensor a branch reads from its closure is not an explicit operand.
 
-Contract with the tracer (``ms_graph.trace``): ``current_tracer()`` returns the trace in
-progress or None; a trace has ``value_of(tensor) -> ir.Value`` (the Value the tensor
-has, making a parameter or constant Value for tensors it has not met), ``graph`` and
-``_bind(tensor, value)``. The sub-traces opened here implement the same, so control flow
-nests. The executor runs the nodes with the runners registered at the end of this module.
+Branches and bodies are recorded by sub-traces (``control_flow_trace``); their values
+are flattened and made to agree by ``control_flow_values``. The executor runs the nodes
+with the runners registered at the end of this module.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 
-from ms_autodiff.tape import active_tapes
 from ms_graph import executor, ir
+from ms_graph.control_flow_trace import (
+    _SCALARS,
+    Undefined,
+    _at,
+    _differentiating,
+    _emit,
+    _loc,
+    _paused,
+    _recording_into,
+    _spec,
+    _SubTrace,
+    current_trace,
+)
+from ms_graph.control_flow_values import (
+    _as_tensor,
+    _check_pred,
+    _copies,
+    _describe,
+    _flatten,
+    _fresh,
+    _leaf_names,
+    _merge,
+    _rebuild,
+    _same_static,
+    _tree_text,
+    _truth,
+)
 from ms_graph.convert.errors import GraphSyntaxError
-from ms_graph.trace import current_tracer
-from ms_ops import dispatch
-from ms_ops.opdef import TENSOR, TensorSpec
-from ms_tensor.dtype import from_numpy as _from_np
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor
 
 __all__ = ["cond", "while_loop", "for_range", "current_trace", "Undefined"]
-
-_SCALARS = (bool, int, float)
-_stack: list = []  # the sub-traces opened here (or _PAUSED), innermost last
-_PAUSED = object()
-
-
-class Undefined:
-    """The value of a variable that is not assigned yet (set only in some branches)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"<undefined {self.name}>"
-
-    def __bool__(self):
-        raise NameError(f"name {self.name!r} is not defined (it is assigned only on some "
-                        "paths through the code before this use)")
-
-    def __getattr__(self, attr):
-        raise NameError(f"name {self.name!r} is not defined (it is assigned only on some "
-                        f"paths through the code before this use of .{attr})")
-
-
-def current_trace():
-    """The trace that operators are recorded into now, or None (eager execution)."""
-    if _stack:
-        top = _stack[-1]
-        return None if top is _PAUSED else top
-    return current_tracer()
-
-
-# -- sub-traces -------------------------------------------------------------------------
-class _SubTrace:
-    """Records the operators one branch or loop body runs into a graph of its own."""
-
-    def __init__(self, parent, operands: list, name: str):
-        self.parent = parent
-        self.graph = ir.Graph(name=name)
-        self._values: dict[int, tuple] = {}  # id(tensor) -> (tensor, Value); keeps it alive
-        self._keep: list = []
-        # The outer tensors the body reads from its closure: under differentiation their
-        # gradients flow through the node too (``control_flow_grad``).
-        self.captured: dict[int, Tensor] = {}
-        for t in operands:
-            v = ir.Value(_spec(t))
-            self.graph.inputs.append(v)
-            self._values[id(t)] = (t, v)
-
-    def value_of(self, tensor) -> ir.Value:
-        hit = self._values.get(id(tensor))
-        if hit is not None and hit[0] is tensor:
-            return hit[1]
-        self.captured.setdefault(id(tensor), tensor)
-        return self.parent.value_of(tensor)  # lexical capture (or a new constant/param)
-
-    def _bind(self, tensor, value: ir.Value) -> None:
-        self._values[id(tensor)] = (tensor, value)
-
-    def record(self, op, values, attrs, out) -> None:
-        if op.written:
-            raise GraphSyntaxError(
-                f"the in-place operator {op.name} runs inside a tensor-dependent branch or "
-                "loop body, which capture does not support (both branches run while "
-                "capturing, so the update would happen twice); move the update out of the "
-                "if/while, or compute the new value and assign it after the control flow")
-        args = []
-        for a, v in zip(op.inputs, values):
-            if a.kind != TENSOR or v is None or type(v) in _SCALARS:
-                args.append(v)
-            elif isinstance(v, Tensor):
-                args.append(self.value_of(v))
-            else:  # a list, numpy array or numpy scalar given as a tensor input
-                arr = dispatch._as_array(op, a.name, v)
-                self._keep.append(arr)
-                args.append(ir.Value(TensorSpec(arr.shape, _from_np(arr.dtype)), const=arr))
-        outs = list(out) if isinstance(out, tuple) else [out]
-        node = ir.Node(op, args, attrs)
-        for t in outs:
-            node.add_output(_spec(t))
-        _emit(self, node, outs)
-
-
-@contextmanager
-def _recording_into(sub):
-    _stack.append(sub)
-    previous = dispatch.set_recorder(sub.record)
-    try:
-        yield sub
-    finally:
-        dispatch.set_recorder(previous)
-        _stack.pop()
-
-
-@contextmanager
-def _paused():
-    """Run Python without recording (the eager evaluation of a captured loop)."""
-    _stack.append(_PAUSED)
-    previous = dispatch.set_recorder(None)
-    try:
-        yield
-    finally:
-        dispatch.set_recorder(previous)
-        _stack.pop()
-
-
-def _emit(tr, node: ir.Node, out_tensors) -> None:
-    tr.graph.nodes.append(node)
-    for t, v in zip(out_tensors, node.outputs):
-        tr._bind(t, v)
-
-
-def _spec(t: Tensor) -> TensorSpec:
-    return TensorSpec(t.shape, t.dtype)
-
-
-def _differentiating() -> bool:
-    """Whether a tape records now: captured control flow must then carry its gradient."""
-    return any(t.recording for t in active_tapes())
-
-
-def _loc(where):
-    if where is None:
-        return ()
-    path, _, line = where.rpartition(":")
-    return (path, int(line)) if line.isdigit() else (where, None)
-
-
-def _at(where) -> str:
-    return f" at {where}" if where else ""
-
-
-# -- pytrees ------------------------------------------------------------------------------
-def _flatten(x, leaves: list):
-    if type(x) in (tuple, list):
-        return (type(x), [_flatten(e, leaves) for e in x])
-    if type(x) is dict:
-        return (dict, [(k, _flatten(v, leaves)) for k, v in x.items()])
-    leaves.append(x)
-    return None
-
-
-def _unflatten(tree, it):
-    if tree is None:
-        return next(it)
-    kind, items = tree
-    if kind is dict:
-        return {k: _unflatten(t, it) for k, t in items}
-    return kind(_unflatten(t, it) for t in items)
-
-
-def _rebuild(tree, leaves):
-    return _unflatten(tree, iter(leaves))
-
-
-def _fresh(leaves):
-    """New Tensor objects over the same arrays: a branch that rebinds ``x._data``
-    (``x[i] = v``) must not change what the other branch (or the caller) sees."""
-    return [wrap(x._data) if isinstance(x, Tensor) else x for x in leaves]
-
-
-def _copies(leaves):
-    """Result tensors that share no array with any other tensor: the tracer also finds
-    Values by array, and a branch that returns its operand unchanged must not make the
-    operand's array stand for the node's output."""
-    return [wrap(x._data.copy()) if isinstance(x, Tensor) else x for x in leaves]
-
-
-def _leaf_names(tree, names, n):
-    """A readable name for each leaf: the variable it belongs to when names are given."""
-    if names is None or tree is None or tree[0] not in (tuple, list) or \
-            len(tree[1]) != len(names):
-        return [f"output {i}" for i in range(n)]
-    out = []
-    for name, sub in zip(names, tree[1]):
-        k = _count(sub)
-        out.extend([f"variable {name!r}"] if k == 1 else
-                   [f"variable {name!r} (element {j})" for j in range(k)])
-    return out
-
-
-def _count(tree) -> int:
-    if tree is None:
-        return 1
-    kind, items = tree
-    return sum(_count(t if kind is not dict else t[1]) for t in items)
-
-
-def _same_static(a, b) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b) or isinstance(a, (Undefined, np.ndarray)):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # objects whose == is not a plain truth value
-        return False
-
-
-def _as_tensor(x, dtype=None) -> Tensor:
-    """A Python scalar as a Tensor (of ``dtype`` when given, else MindSpore's default)."""
-    if dtype is not None:
-        return wrap(np.asarray(x, dtype=dtype.np))
-    if isinstance(x, bool):
-        return wrap(np.asarray(x, dtype=np.bool_))
-    if isinstance(x, int):
-        return wrap(np.asarray(x, dtype=np.int64))
-    return wrap(np.asarray(x, dtype=np.float32))
-
-
-def _merge(a_leaves, b_leaves, names, construct, where):
-    """Make two branches' results agree: tensors with equal specs at the same places.
-
-    Python scalars that differ between branches become tensors (``found = True`` in one
-    branch and ``False`` in the other is a common flag); a scalar facing a tensor takes
-    the tensor's dtype. Other Python values must be equal in both branches.
-    """
-    for i, (a, b) in enumerate(zip(a_leaves, b_leaves)):
-        ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-        if ta and not tb and type(b) in _SCALARS:
-            b_leaves[i] = b = _as_tensor(b, a.dtype)
-        elif tb and not ta and type(a) in _SCALARS:
-            a_leaves[i] = a = _as_tensor(a, b.dtype)
-        elif not ta and not tb and type(a) in _SCALARS and type(b) in _SCALARS \
-                and not _same_static(a, b):
-            kind = bool if type(a) is type(b) is bool else \
-                float if float in (type(a), type(b)) else int
-            a_leaves[i] = a = _as_tensor(kind(a))
-            b_leaves[i] = b = _as_tensor(kind(b))
-        ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
-        if ta and tb:
-            if _spec(a) != _spec(b):
-                raise GraphSyntaxError(
-                    f"{names[i]} is a Tensor of shape {a.shape} {a.dtype} on one path and "
-                    f"{b.shape} {b.dtype} on the other of the tensor-dependent {construct}"
-                    f"{_at(where)}; both paths must give the same shape and dtype (cast or "
-                    "reshape one of them, or use a Python condition so the branch is chosen "
-                    "at compile time)", *_loc(where))
-        elif isinstance(a, Undefined) or isinstance(b, Undefined):
-            name = (a if isinstance(a, Undefined) else b).name
-            raise GraphSyntaxError(
-                f"variable {name!r} is assigned on only one path of the tensor-dependent "
-                f"{construct}{_at(where)} and used after it; assign it before the "
-                f"{construct.split()[0]} (for example {name} = zeros_like(...)) so that "
-                "it has a value on every path", *_loc(where))
-        elif ta != tb or not _same_static(a, b):
-            raise GraphSyntaxError(
-                f"{names[i]} is {_describe(a)} on one path and {_describe(b)} on the other "
-                f"of the tensor-dependent {construct}{_at(where)}; a value that depends on a "
-                "Tensor condition must be a Tensor (or a number) on every path",
-                *_loc(where))
-
-
-def _describe(x) -> str:
-    if isinstance(x, Tensor):
-        return f"a Tensor {x.shape} {x.dtype}"
-    return f"{type(x).__name__} {x!r}"
-
-
-def _truth(x) -> bool:
-    return bool(x)
-
-
-def _check_pred(pred: Tensor, construct: str, where) -> None:
-    if pred.size != 1:
-        raise GraphSyntaxError(
-            f"the condition of a {construct}{_at(where)} is a Tensor of shape {pred.shape}; "
-            "it must have one element (use .any() or .all())", *_loc(where))
 
 
 # -- cond -----------------------------------------------------------------------------------
@@ -373,15 +121,6 @@ def capture_cond(tr, pred, true_fn, false_fn, operands, names, where):
     _emit(tr, node, new)
     captured = {**graphs[0].captured, **graphs[1].captured}
     return _rebuild(trees[0], taken), list(captured.values())
-
-
-def _tree_text(tree) -> str:
-    if tree is None:
-        return "value"
-    kind, items = tree
-    if kind is dict:
-        return "{" + ", ".join(f"{k!r}: {_tree_text(t)}" for k, t in items) + "}"
-    return f"{kind.__name__} of {len(items)}"
 
 
 # -- while ------------------------------------------------------------------------------------

@@ -26,24 +26,17 @@ from ms_autodiff.api import _finish
 from ms_autodiff.custom import record_call
 from ms_autodiff.tape import Tape, active_tapes, pause_recording
 from ms_graph import executor, ir
-from ms_graph.control_flow import (
-    _carry,
-    _closed,
-    _copies,
+from ms_graph.control_flow import _carry, _closed, capture_cond, capture_while, cond
+from ms_graph.control_flow_trace import (
     _emit,
-    _flatten,
-    _fresh,
     _loc,
     _paused,
-    _rebuild,
     _recording_into,
     _spec,
     _SubTrace,
-    capture_cond,
-    capture_while,
-    cond,
     current_trace,
 )
+from ms_graph.control_flow_values import _copies, _flatten, _fresh, _rebuild
 from ms_graph.convert.errors import GraphSyntaxError
 from ms_ops import wanted
 from ms_ops.defs import arithmetic, array_create

@@ -25,6 +25,7 @@ from ms_autodiff.tape import active_tapes
 from ms_graph import jit_grad
 from ms_graph.debug import GraphDumper, save_graphs_dir
 from ms_graph.executor import Executable
+from ms_graph.graph_cache import GraphCache
 from ms_graph.trace import current_tracer, flatten, trace_and_run, unflatten, watched_parameters
 from ms_ops.dispatch import _hashable
 from ms_tensor import registry as _registry
@@ -81,6 +82,27 @@ def _tree_key(tree):
     return ("static", _hashable(tree.value))
 
 
+def _owner_state(owner):
+    """The Python state of the object a method is compiled for that its code may read,
+    so that changing it selects another graph instead of rerunning one that captured the
+    old values: ``owner.graph_state()`` where defined (a Cell: the attributes and flags
+    of its whole tree, cached), else the owner's plain attributes (numbers, strings,
+    None and tuples of them)."""
+    if owner is None:
+        return None
+    state = getattr(owner, "graph_state", None)
+    if state is not None:
+        return state()
+    return tuple(sorted((k, v) for k, v in getattr(owner, "__dict__", {}).items()
+                        if _plain(v)))
+
+
+def _plain(v) -> bool:
+    if type(v) in (bool, int, float, str, type(None)):
+        return True
+    return type(v) is tuple and all(_plain(x) for x in v)
+
+
 class _Entry:
     __slots__ = ("executable", "params")
 
@@ -106,7 +128,7 @@ class JitFunction:
         self.capture_mode = capture_mode
         self.hits = 0
         self.misses = 0
-        self._cache: dict = {}
+        self._cache = GraphCache()  # bounded (LRU) and locked for first captures
         self._target = None  # the function actually captured (converted once)
         # A plain function without a closure reaches no Cell but through its arguments.
         self._no_closure = type(fn) is types.FunctionType and fn.__closure__ is None
@@ -143,22 +165,28 @@ class JitFunction:
         first: dict[int, int] = {}
         sig = tuple([(t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
                      for i, t in enumerate(leaves)])
-        key = (id(owner), structure, sig, tuple([id(p) for p in params]))
+        key = (id(owner), structure, sig, tuple([id(p) for p in params]),
+               _owner_state(owner))
         tapes = active_tapes()
         if tapes and any(t.recording for t in tapes):
             tree = flatten((args, kwargs), [])
             return self._differentiated(owner, key, list(leaves), tree, params)
         entry = self._cache.get(key)
-        if entry is not None:
-            self.hits += 1
-            return entry.executable(*leaves)
-        self.misses += 1
-        run = self._capture_target(owner)
-        with _capturing(self.capture_mode):
-            graph, result = trace_and_run(run, args, kwargs, name=self.__qualname__,
-                                          check_params=params)
-        self._cache[key] = _Entry(Executable(optimize(graph)), params + [owner])
-        return result
+        if entry is None:
+            with self._cache.lock:  # one thread captures; the others then run its graph
+                entry = self._cache.get(key)
+                if entry is None:
+                    self.misses += 1
+                    run = self._capture_target(owner)
+                    with _capturing(self.capture_mode):
+                        graph, result = trace_and_run(run, args, kwargs,
+                                                      name=self.__qualname__,
+                                                      check_params=params)
+                    self._cache.put(key, _Entry(Executable(optimize(graph)),
+                                                params + [owner]))
+                    return result
+        self.hits += 1
+        return entry.executable(*leaves)
 
     def _differentiated(self, owner, key, leaves, tree, params):
         """Under a recording tape: the forward graph now, the backward graph when the
@@ -166,20 +194,26 @@ class JitFunction:
         mask, watched = jit_grad.watch_set(leaves)
         key = key + (mask, tuple(id(p) for p in watched))
         entry = self._cache.get(key)
-        if entry is not None:
+        captured = None
+        if entry is None:
+            with self._cache.lock:  # as in ``_call``: one capture per signature
+                entry = self._cache.get(key)
+                if entry is None:
+                    self.misses += 1
+                    run = self._capture_target(owner)
+                    with _capturing(self.capture_mode):
+                        captured = jit_grad.capture(run, leaves, tree, mask, watched,
+                                                    self.__qualname__, optimize)
+                    self._cache.put(key, _Entry(captured[0], params + watched + [owner]))
+        if captured is not None:
+            dg, result, residuals = captured
+        else:
             self.hits += 1
             dg = entry.executable
             got = dg.forward.run_arrays([t._data for t in leaves])
             n = dg.n_outputs
             result = unflatten(dg.out_tree, [wrap(a) for a in got[:n]])
             residuals = got[n:]
-        else:
-            self.misses += 1
-            run = self._capture_target(owner)
-            with _capturing(self.capture_mode):
-                dg, result, residuals = jit_grad.capture(
-                    run, leaves, tree, mask, watched, self.__qualname__, optimize)
-            self._cache[key] = _Entry(dg, params + watched + [owner])
         fn = self.fn if owner is None else functools.partial(self.fn, owner)
         return jit_grad.differentiated_call(dg, fn, leaves, tree, result, residuals)
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_autodiff.recording import set_recorder, thread_state
+from ms_graph import value_reads
 from ms_graph.ir import Graph, Node, Static, Value
 from ms_ops import dispatch
 from ms_ops.opdef import TENSOR, TensorSpec
@@ -29,7 +31,10 @@ __all__ = ["trace", "trace_and_run", "Tracer", "current_tracer", "TraceError",
            "flatten", "unflatten"]
 
 _SCALARS = (bool, int, float)
-_tracers: list[Tracer] = []
+# The framework's own modules: errors point at the first frame outside them.
+FRAMEWORK_MODULES = frozenset({"ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn",
+                               "ms_data", "microspore", "numpy", "builtins"})
+_tracers = thread_state(list)  # this thread's active tracers, innermost last
 
 
 class TraceError(RuntimeError):
@@ -38,7 +43,8 @@ class TraceError(RuntimeError):
 
 def current_tracer() -> Tracer | None:
     """The innermost active tracer, or None outside a trace."""
-    return _tracers[-1] if _tracers else None
+    tracers = _tracers()
+    return tracers[-1] if tracers else None
 
 
 def spec_of(array) -> TensorSpec:
@@ -55,16 +61,20 @@ class Tracer:
 
     def __init__(self, name: str = "graph"):
         self.graph = Graph(name=name)
-        self._by_tensor: dict[int, Value] = {}
+        self._by_tensor: dict[int, tuple] = {}  # id(tensor) -> (Value, its array then)
         self._by_array: dict[int, Value] = {}
         self._keep: list = []
         self._param_values: dict[int, Value] = {}
         self._arrays: dict[int, object] = {}  # id(Value) -> the array it had while tracing
         self._previous = None
+        self._fixed: set[int] = set()  # ids of node outputs computed from constants only
+        self._reads = value_reads.capturing()
 
     # -- values ----------------------------------------------------------------------
     def _bind(self, t: Tensor, v: Value) -> None:
-        self._by_tensor[id(t)] = v
+        # The array is kept with the Value: ``x[i] = v`` (TensorSetItem) rebinds
+        # ``x._data`` to the operator's output, and ``x`` must then stand for that output.
+        self._by_tensor[id(t)] = (v, t._data)
         self._by_array[id(t._data)] = v
         self._arrays.setdefault(id(v), t._data)
         self._keep.append(t)
@@ -78,15 +88,22 @@ class Tracer:
 
     def value_of(self, t: Tensor) -> Value:
         """The Value a tensor met during the trace stands for."""
-        v = self._by_tensor.get(id(t))
-        if v is not None:
-            return v
         arr = t._data
+        hit = self._by_tensor.get(id(t))
+        if hit is not None and hit[1] is arr:
+            return hit[0]
         v = self._by_array.get(id(arr))
         if v is not None:
-            self._by_tensor[id(t)] = v
+            self._by_tensor[id(t)] = (v, arr)
             self._keep.append(t)
             return v
+        if hit is not None and not isinstance(t, Parameter):
+            raise TraceError(
+                f"trace of {self.graph.name}: a tensor of shape {t.shape} had its data "
+                "replaced outside operators while tracing (set_dtype, assign_value or "
+                "`_data =`); a compiled graph cannot repeat that and would keep the first "
+                "call's values. Use operators (ops.cast, x[...] = v) or run it in PyNative "
+                "mode.")
         if isinstance(t, Parameter):
             v = self._param_values.get(id(t))
             if v is None:
@@ -103,6 +120,16 @@ class Tracer:
         if v.is_const:
             return v.const
         return self._arrays[id(v)]
+
+    def is_variable(self, t: Tensor) -> bool:
+        """Whether ``t``'s value may differ from call to call of the graph (it depends on
+        an input, a Parameter or a random operator); never adds ``t`` to the graph."""
+        if isinstance(t, Parameter):
+            return True
+        arr = t._data
+        hit = self._by_tensor.get(id(t))
+        v = hit[0] if hit is not None and hit[1] is arr else self._by_array.get(id(arr))
+        return v is not None and not v.is_const and id(v) not in self._fixed
 
     def const_of(self, array) -> Value:
         v = Value(spec_of(array), const=array)
@@ -123,18 +150,23 @@ class Tracer:
         node = Node(op, args, dict(attrs))
         for o in (out if type(out) is tuple else (out,)):
             self._bind(o, node.add_output(spec_of(o._data)))
+        if not op.stateful and all(not isinstance(a, Value) or a.is_const or
+                                   id(a) in self._fixed for a in args):
+            self._fixed.update(id(v) for v in node.outputs)
         self.graph.nodes.append(node)
         if self._previous is not None:
             self._previous(op, values, attrs, out)
 
     def __enter__(self) -> Tracer:
-        self._previous = dispatch.set_recorder(self.record)
-        _tracers.append(self)
+        self._previous = set_recorder(self.record)
+        _tracers().append(self)
+        self._reads.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
-        _tracers.remove(self)
-        dispatch.set_recorder(self._previous)
+        self._reads.__exit__()
+        _tracers().remove(self)
+        set_recorder(self._previous)
 
 
 # -- argument and result structures ---------------------------------------------------
@@ -215,6 +247,31 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
+def _recursion_error(e: RecursionError, name: str):
+    """Name the function that recursed without end: capture runs both branches of a
+    tensor-dependent ``if``, so recursion stopped by a Tensor condition never stops."""
+    from ms_graph.convert.errors import GraphSyntaxError
+
+    counts: dict = {}
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        module = tb.tb_frame.f_globals.get("__name__", "").partition(".")[0]
+        if module not in FRAMEWORK_MODULES and code.co_filename[:1] != "<":
+            counts.setdefault(code, []).append(tb.tb_lineno)
+        tb = tb.tb_next
+    if not counts:
+        return GraphSyntaxError(f"capturing {name} recursed without end ({e})")
+    code, lines = max(counts.items(), key=lambda kv: len(kv[1]))
+    return GraphSyntaxError(
+        f"recursion in {code.co_qualname} did not end while capturing {name} (it called "
+        f"itself {len(lines)}+ times). Recursion in a compiled function must end by Python "
+        "values (an int argument counting down); one that a Tensor condition ends never "
+        "ends while capturing, because both branches of a tensor-dependent if are "
+        "captured. Bound it by a Python value, or rewrite it as a while loop on the Tensor.",
+        code.co_filename, lines[-1])
+
+
 # -- entry points ---------------------------------------------------------------------
 def trace_and_run(fn, args=(), kwargs=None, name: str | None = None, check_params=None):
     """Run ``fn(*args, **kwargs)`` once, recording it; returns ``(graph, result)``.
@@ -234,7 +291,10 @@ def trace_and_run(fn, args=(), kwargs=None, name: str | None = None, check_param
         for t in leaves:
             tracer.add_input(t)
         call_args, call_kwargs = unflatten(in_tree, leaves)
-        result = fn(*call_args, **call_kwargs)
+        try:
+            result = fn(*call_args, **call_kwargs)
+        except RecursionError as e:
+            raise _recursion_error(e, name) from None
         out_leaves: list = []
         out_tree = flatten(result, out_leaves)
         graph = tracer.graph

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import numpy as np
+
 from ms_nn.hooks import HookHandle
 from ms_ops.dispatch import get_recorder
 from ms_tensor import dtype as mstype
@@ -20,10 +22,13 @@ from ms_tensor.tensor import Tensor
 __all__ = ["Cell"]
 
 _FLOAT_KINDS = frozenset({mstype.float16, mstype.float32, mstype.float64, mstype.bfloat16})
-# Bumped by every ``set_train``, every ``training`` assignment and every child Cell
-# (re)assigned: a GRAPH_MODE cell then recomputes its phase key (the training flags of
-# its whole tree).
+# Bumped by every ``set_train``, ``to_float``, child Cell (re)assigned and plain attribute
+# assigned or deleted: a GRAPH_MODE cell then recomputes its phase key (the training
+# flags of its whole tree) and ``graph_state``.
 _set_train_calls = [0]
+# Cell bookkeeping that construct does not read (``_calling`` changes during every call).
+_NOT_GRAPH_STATE = frozenset({"_calling", "_prefix", "_auto_prefix", "_graph_phase",
+                              "_graph_constructs", "_graph_state"})
 
 
 class Cell:
@@ -142,8 +147,7 @@ class Cell:
             if params is not None:
                 self._forget(name)
             object.__setattr__(self, name, value)
-            if name == "training":
-                _set_train_calls[0] += 1
+            _set_train_calls[0] += 1
 
     def __delattr__(self, name: str) -> None:
         for table in ("_params", "_cells", "_params_list"):
@@ -152,6 +156,7 @@ class Cell:
                 del entries[name]
                 return
         object.__delattr__(self, name)
+        _set_train_calls[0] += 1
 
     def _forget(self, name: str) -> None:
         """Drop ``name`` from every table, so a new value can take its place."""
@@ -351,6 +356,7 @@ class Cell:
                              f"or float32, got {dst_type}")
         for _, cell in self.cells_and_names():
             cell.__dict__["_compute_dtype"] = dst_type
+        _set_train_calls[0] += 1
         return self
 
     # -- calling ---------------------------------------------------------------------
@@ -468,6 +474,24 @@ class Cell:
             compiled = graphs[phase[1]] = JitFunction(construct, "ast")
         return compiled._call(self, *args, **kwargs)
 
+    def graph_state(self) -> tuple:
+        """The Python values ``construct`` may read besides Parameters, for this cell and
+        every cell below it: numbers, strings, bools, None, dtypes and tuples of them
+        among their attributes (``self.scale``, a flag that picks a branch, ``training``).
+
+        ms-graph keys a compiled construct on it, so assigning ``self.scale = 5.0``
+        selects (or compiles) another graph instead of rerunning one that captured 2.0.
+        Recomputed only after some Cell attribute was assigned."""
+        d = self.__dict__
+        cached = d.get("_graph_state")
+        if cached is not None and cached[0] == _set_train_calls[0]:
+            return cached[1]
+        state = tuple(tuple(sorted((k, v) for k, v in c.__dict__.items()
+                                   if k not in _NOT_GRAPH_STATE and _plain(v)))
+                      for _, c in self.cells_and_names())
+        d["_graph_state"] = (_set_train_calls[0], state)
+        return state
+
     def _run_pre_hooks(self, args, kwargs):
         d = self.__dict__
         for hid, hook in tuple(d["_forward_pre_hooks"].items()):
@@ -557,3 +581,12 @@ def _cast_float(value, dtype):
 
         return F.cast(value, dtype)
     return value
+
+
+_PLAIN = frozenset({bool, int, float, str, type(None), mstype.DType})
+
+
+def _plain(v) -> bool:
+    if type(v) in _PLAIN or isinstance(v, np.generic):
+        return True
+    return type(v) is tuple and all(_plain(x) for x in v)

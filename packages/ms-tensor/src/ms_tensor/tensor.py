@@ -17,10 +17,26 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor._format import tensor_repr, tensor_str
 
-__all__ = ["Tensor", "wrap", "is_tensor"]
+__all__ = ["Tensor", "wrap", "is_tensor", "set_value_read_hook"]
 
 _new = object.__new__
 _from_np = mstype._FROM_NP
+_value_read = None  # see set_value_read_hook
+
+
+def set_value_read_hook(hook):
+    """Call ``hook(tensor, what)`` before Python reads a tensor's values (``float(t)``,
+    ``bool(t)``, ``t.item()``, ``t.asnumpy()``, ``np.asarray(t)``...); None removes it.
+    Returns the previous hook.
+
+    ms-graph installs one while it captures a graph: a value read there would become a
+    constant of the graph, stale on later calls, so its hook raises instead. The hook
+    runs in the frame of the Tensor method; its caller is two frames up.
+    """
+    global _value_read
+    previous, _value_read = _value_read, hook
+    return previous
+
 
 
 class Tensor:
@@ -94,11 +110,15 @@ class Tensor:
 
     def asnumpy(self) -> np.ndarray:
         """The data as a numpy array (shared with the tensor on the CPU backend)."""
+        if _value_read is not None:
+            _value_read(self, "asnumpy()")
         return self._data
 
     numpy = asnumpy
 
     def item(self, index=None):
+        if _value_read is not None:
+            _value_read(self, "item()")
         a = self._data
         if index is None and a.size != 1:
             raise ValueError(f"Tensor.item: only a tensor with one element can be "
@@ -106,6 +126,8 @@ class Tensor:
         return a.item() if index is None else a.item(index)
 
     def tolist(self):
+        if _value_read is not None:
+            _value_read(self, "tolist()")
         return self._data.tolist()
 
     def init_data(self):
@@ -125,6 +147,8 @@ class Tensor:
 
     # -- Python protocols ----------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
+        if _value_read is not None:
+            _value_read(self, "a numpy conversion (np.asarray)")
         a = self._data
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
@@ -148,24 +172,34 @@ class Tensor:
             yield self[i]
 
     def __bool__(self) -> bool:
+        if _value_read is not None:
+            _value_read(self, "bool() (an assert, and/or/not, or a Python if)")
         if self._data.size != 1:
             raise ValueError(f"the truth value of a Tensor of shape {self._data.shape} is "
                              "ambiguous; use .any() or .all()")
         return bool(self._data)
 
     def __float__(self) -> float:
+        if _value_read is not None:
+            _value_read(self, "float()")
         return float(self.item())
 
     def __int__(self) -> int:
+        if _value_read is not None:
+            _value_read(self, "int()")
         return int(self.item())
 
     def __index__(self) -> int:
+        if _value_read is not None:
+            _value_read(self, "use as an index or int")
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError(f"only integer Tensors of a single element can be used as an "
                             f"index, got {self.dtype} of shape {self._data.shape}")
         return int(self._data.item())
 
     def __complex__(self) -> complex:
+        if _value_read is not None:
+            _value_read(self, "complex()")
         return complex(self.item())
 
     def __format__(self, spec: str) -> str:

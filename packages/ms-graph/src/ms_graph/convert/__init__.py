@@ -23,6 +23,7 @@ from ms_graph.convert.transform import RT, Context, convert_function, explicit_s
 __all__ = ["convert", "GraphSyntaxError"]
 
 _FACTORY = "__ms_factory"
+_FUNCTION = "__ms_function"
 
 
 def convert(fn):
@@ -44,7 +45,13 @@ def convert(fn):
         raise SourceUnavailable(
             f"the source of {fn.__qualname__} is not available ({e}); define it in a .py "
             "file, or use capture_mode='trace'", filename, fn.__code__.co_firstlineno) from None
-    tree = ast.parse(textwrap.dedent("".join(lines)))
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:  # a lambda inside a larger expression: only its line is given
+        raise SourceUnavailable(
+            f"the source of {fn.__qualname__} cannot be parsed on its own (a lambda inside "
+            "a larger expression?); give it a def of its own, or use capture_mode='trace'",
+            filename, fn.__code__.co_firstlineno) from None
     node = _find(tree, fn)
     ctx = Context(filename, first - 1)
     if isinstance(node, ast.Lambda):
@@ -55,6 +62,10 @@ def convert(fn):
     if "__class__" in fn.__code__.co_freevars:
         explicit_super(node)
     node = route_calls(convert_function(node, ctx))
+    # Inside the factory a def named like ``fn`` would make ``fn``'s own name a local of
+    # the factory, so a recursive call would look for a closure cell instead of the
+    # global (or enclosing) binding ``fn``'s code reads; the code gets its name back below.
+    node.name = _FUNCTION
     freevars = fn.__code__.co_freevars
     factory = ast.FunctionDef(
         name=_FACTORY,
@@ -72,6 +83,7 @@ def convert(fn):
                  if isinstance(c, types.CodeType) and c.co_name == node.name)
     cells = dict(zip(freevars, fn.__closure__ or ()))
     cells[RT] = types.CellType(runtime)
+    inner = inner.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     closure = tuple(cells[name] for name in inner.co_freevars)
     new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     new.__kwdefaults__ = fn.__kwdefaults__

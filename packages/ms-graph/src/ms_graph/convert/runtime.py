@@ -14,6 +14,7 @@ import types
 import weakref
 from contextlib import contextmanager
 
+from ms_autodiff.recording import thread_state
 from ms_graph import control_flow as cf  # attributes read at call time: cf imports us
 from ms_graph.convert.errors import GraphSyntaxError
 from ms_graph.convert.transform import RT
@@ -27,7 +28,7 @@ __all__ = ["if_", "while_", "for_", "range_", "ifexp", "not_", "and_", "or_", "p
 _FRAMEWORK = frozenset({"ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn",
                         "ms_data", "microspore", "numpy", "builtins"})
 _LIBRARY_DIRS = tuple({p for p in sys.path if p.endswith(("site-packages", "dist-packages"))})
-_depth = [0]  # AST captures in progress
+_depth = thread_state(lambda: [0])  # this thread's AST captures in progress
 _NOT_CONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -36,17 +37,18 @@ _converted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def ast_capture():
     """Mark an AST-mode capture: while it runs, user functions and Cells called from it
     are converted as well (``callee``)."""
-    _depth[0] += 1
+    depth = _depth()
+    depth[0] += 1
     try:
         yield
     finally:
-        _depth[0] -= 1
+        depth[0] -= 1
 
 
 def callee(f):
     """``f``, converted when an AST capture is running and ``f`` is a user function (or
     a method of one); anything else is returned as it is."""
-    if not _depth[0] or cf.current_trace() is None:
+    if not _depth()[0] or cf.current_trace() is None:
         return f
     kind = type(f)
     if kind is types.FunctionType:
@@ -64,7 +66,7 @@ def callee(f):
 def call(f, *args, **kwargs):
     """Every call in converted code: the callee, and functions given to it (``grad(fn)``),
     are converted first when a capture is running."""
-    if _depth[0] and cf.current_trace() is not None:
+    if _depth()[0] and cf.current_trace() is not None:
         f = callee(f)
         args = tuple(callee(a) for a in args)
         kwargs = {k: callee(v) for k, v in kwargs.items()}

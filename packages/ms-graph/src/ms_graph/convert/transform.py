@@ -69,6 +69,14 @@ def assigned(stmts) -> set:
     for n in _stmts_nodes(stmts):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.add(n.id)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            # ``m[i] = v`` gives the Tensor ``m`` a new value (TensorSetItem): a branch
+            # or loop body doing it must take ``m`` in and give it back like ``m = ...``.
+            base = n.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                out.add(base.id)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.add(n.name)
         elif isinstance(n, ast.alias):

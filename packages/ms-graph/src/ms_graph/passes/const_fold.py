@@ -40,7 +40,8 @@ def _foldable(node, written) -> bool:
 
 def _fold(node) -> bool:
     """Evaluate ``node``; on success turn its outputs into constants and return True."""
-    from ms_ops.dispatch import execute, set_recorder
+    from ms_autodiff.recording import set_recorder
+    from ms_ops.dispatch import execute
     from ms_tensor.tensor import Tensor, wrap
 
     values = [wrap(np.asarray(a.const)) if isinstance(a, Value) else a for a in node.args]
