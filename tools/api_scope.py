@@ -44,7 +44,7 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str, bool], ...] = (
            r"all_gather_matmul|matmul_reduce_scatter|add_rms_norm|add_layer_norm|swiglu|"
            r"^npu|multi_scale_deformable_attn|rotated_iou|fused_cast_adam|"
            r"fused_weight_scale|fused_ada_factor_with|all_finite|dynamic_gruv2|dynamic_rnn|"
-           r"basic_lstm_cell|attention_score", _ASCEND, False),
+           r"basic_lstm_cell|attention_score|speed_fusion", _ASCEND, False),
     (r"^mindspore\.ops$", r"^(augassign_|scalar_(add|sub|mul|div|floordiv|mod|pow|eq|ne|lt|le|"
                           r"gt|ge|uadd|usub|log|max|min)$|tuple_|list_|dict_|make_(tuple|list|"
                           r"dict|slice|range)$|(not_)?in_dict$|is_$|is_not$|bool_(and|or|not|"
@@ -54,7 +54,7 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str, bool], ...] = (
                           r"reduced_shape|broadcast_gradient_args|array_reduce|array_to_scalar|"
                           r"update_state|slice_get_item|zip_operation|hyper_add|^reusing$|"
                           r"py_execute|tensor_to_tuple|(stop_gradient|reshape|shape|print)_$|"
-                          r"operator_registry|vm_impl|get_vm_impl_fn|^j$|dtype_to_enum|^tensor_shape$|"
+                          r"(tensor_)?operator_registry|vm_impl|get_vm_impl_fn|^j$|dtype_to_enum|^tensor_shape$|"
                           r"_view$|copy_with_slice|ref_to_embed|row_tensor_inner)",
      _COMPILER, False),
     (r"^mindspore\.ops$", r"reg_op$|^data_type$|op_info_register|custom_info_register|"
