@@ -13,8 +13,8 @@ THREADS = 2
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(THREADS)
 os.environ.setdefault("GLOG_v", "3")  # MindSpore: log errors only
-# The environment every framework starts from: importing one may set variables (ms_ops sets
-# OMP_WAIT_POLICY for its own OpenMP runtime) that must not reach the others.
+# The environment every framework starts from, taken before any is imported, so that a
+# variable one of them might set cannot reach the others.
 START_ENV = dict(os.environ)
 
 import argparse  # noqa: E402

@@ -28,6 +28,10 @@ and runs 200 MLP steps, one fresh process per framework. ``--imports``: wall tim
 
 Usage: ``python benchmarks/bench_nn.py [--quick] [--case mlp|lenet] [--memory] [--imports]``
 (with neither ``--memory`` nor ``--imports`` it runs the step cases; ``--all`` runs all three).
+``--baseline PATH`` adds a row for another microspore (a copy of the packages' ``src``
+folders, compiled kernels included, on ``PYTHONPATH``): before and after a change, measured
+in the same rounds; ``--tuned`` one for microspore with the tuning it no longer applies by
+itself (``ms_ops.tuning.keep_freed_memory()``, ``OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=20000``).
 """
 
 from __future__ import annotations
@@ -75,6 +79,8 @@ WARM_STEPS = 2                      # untimed steps before them, in the same sam
 CHECK_STEPS = 3
 MEMORY_STEPS = 200
 CASES = ("mlp", "lenet")
+# ``--tuned``: what microspore once applied by itself, now the program's explicit choice
+TUNED_ENV = {"BENCH_MS_TUNING": "1", "OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "20000"}
 
 
 # --- the networks, written once for microspore and MindSpore (same API) ----------------------
@@ -210,6 +216,10 @@ def microspore_worker_main(data_path: str) -> int:
     reply = reply_channel()
     import microspore as ms
 
+    if os.environ.get("BENCH_MS_TUNING"):
+        from ms_ops import tuning
+
+        tuning.keep_freed_memory()
     data = dict(np.load(data_path))
     runs, checks = {}, {}
     for case in CASES:
@@ -247,14 +257,25 @@ def worker_main(data_path: str) -> int:
         return serve(reply, runs, checks, THREADS)
 
 
-def local_rows(data_path, notes, workers):
-    """microspore's and PyTorch's rows, each framework answering from its own process."""
+def local_rows(data_path, notes, workers, baseline=None, tuned=False):
+    """microspore's and PyTorch's rows, each framework answering from its own process;
+    with ``baseline`` (a PYTHONPATH of another microspore's source trees) one more row,
+    that microspore's, interleaved with the others: a before/after under the same load;
+    with ``tuned``, one with the explicit tuning of ``ms_ops.tuning`` (see there)."""
     rows = []
-    for flag, name, label, note in (
-            ("--microspore-worker", "microspore", "microspore PyNative", None),
-            ("--torch-worker", "PyTorch", "PyTorch eager", f"torch.set_num_threads({THREADS})")):
+    runs = [("--microspore-worker", "microspore", "microspore PyNative", None, START_ENV),
+            ("--torch-worker", "PyTorch", "PyTorch eager", f"torch.set_num_threads({THREADS})",
+             START_ENV)]
+    if tuned:
+        runs.insert(1, ("--microspore-worker", "microspore tuned", "microspore PyNative, tuned",
+                        "ms_ops.tuning.keep_freed_memory(), OMP_WAIT_POLICY=PASSIVE "
+                        "GOMP_SPINCOUNT=20000", {**START_ENV, **TUNED_ENV}))
+    if baseline:
+        runs.insert(1, ("--microspore-worker", "microspore baseline", "microspore baseline",
+                        f"PYTHONPATH={baseline}", {**START_ENV, "PYTHONPATH": baseline}))
+    for flag, name, label, note, env in runs:
         try:
-            worker = Worker(sys.executable, __file__, data_path, START_ENV, flag=flag)
+            worker = Worker(sys.executable, __file__, data_path, env, flag=flag)
         except (OSError, RuntimeError) as e:
             notes.append(f"{name} skipped: {e}")
             continue
@@ -388,6 +409,10 @@ def main(argv=None) -> int:
     p.add_argument("--memory", action="store_true", help="peak memory of 200 MLP steps")
     p.add_argument("--imports", action="store_true", help="import times")
     p.add_argument("--all", action="store_true", help="steps, memory and imports")
+    p.add_argument("--baseline", metavar="PYTHONPATH",
+                   help="also time the microspore found on this path (before/after)")
+    p.add_argument("--tuned", action="store_true",
+                   help="also time microspore with ms_ops.tuning's settings")
     p.add_argument("--memory-worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
     p.add_argument("--microspore-worker", metavar="DATA", help=argparse.SUPPRESS)
     p.add_argument("--torch-worker", metavar="DATA", help=argparse.SUPPRESS)
@@ -412,8 +437,8 @@ def main(argv=None) -> int:
         make_inputs(data_path)
         if do_steps:
             try:
-                rows = local_rows(data_path, notes, workers) + mindspore_rows(data_path, notes,
-                                                                             workers)
+                rows = (local_rows(data_path, notes, workers, args.baseline, args.tuned)
+                        + mindspore_rows(data_path, notes, workers))
                 rows = check_agreement([r for r in rows if r.case in cases], notes,
                                        "microspore", atol=1e-4, describe=lambda got, want:
                                        f"losses {got} differ from microspore's {want}")

@@ -44,6 +44,19 @@ def test_info_lists_packages_and_registry(capsys):
     assert "matrix products: mkl (" in out or "matrix products: numpy" in out
 
 
+def test_info_shows_threads_and_tuning(capsys):
+    import ms_tensor as mt
+
+    mt.set_context(runtime_num_threads=3)
+    try:
+        assert cli.main(["info"]) == 0
+    finally:
+        mt.reset_context()
+    out = capsys.readouterr().out
+    assert "threads: 3 (set_context(runtime_num_threads))" in out
+    assert "malloc: " in out and "openmp waiting: " in out
+
+
 def test_info_lines_match_the_registry(capsys):
     assert cli.main(["info", "--lines"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -122,5 +122,7 @@ def test_jit_compiles_through_ms_graph_in_every_form():
     assert Net()(ms.Tensor(np.array([3.0]), ms.float32)).asnumpy().tolist() == [2.0]
     with pytest.raises(TypeError, match="jit: expected a function"):
         ms.jit(3)
-    with pytest.raises(ValueError, match="capture_mode must be one of"):
+    with pytest.raises(ValueError, match="capture_mode='bytecode' is not supported"):
         ms.jit(capture_mode="bytecode")
+    with pytest.raises(ValueError, match="dynamic=1 is not supported"):
+        ms.jit(lambda x: x, dynamic=1)

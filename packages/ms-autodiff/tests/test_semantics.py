@@ -175,6 +175,26 @@ def test_call_with_bprop_replaces_the_inner_gradient():
     np.testing.assert_allclose(got.asnumpy(), np.full_like(A, 10.0))
 
 
+def test_check_bprop_rejects_a_gradient_of_another_dtype():
+    from ms_tensor import reset_context, set_context
+
+    def rule(x, out, dout):
+        return (ops.cast(dout, mstype.float64),)  # float64 for a float32 input
+
+    def loss(x):
+        return ad.call_with_bprop(lambda a: a * 2, rule, x, name="Double").sum()
+
+    x = Tensor(A.astype(np.float32))
+    assert ad.grad(loss)(x).dtype == mstype.float32  # unchecked: cast back, as in MindSpore
+    set_context(check_bprop=True)
+    try:
+        with pytest.raises(ValueError, match=r"Double: bprop's gradient 0 is Float64 \(2, 3\), "
+                                             r"but input 0 is Float32 \(2, 3\)"):
+            ad.grad(loss)(x)
+    finally:
+        reset_context()
+
+
 def test_custom_bprop_decorator_two_inputs():
     @ad.custom_bprop(lambda x, y, out, dout: (dout * y * 2, dout * 0))
     def mul(x, y):

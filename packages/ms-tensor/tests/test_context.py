@@ -29,9 +29,10 @@ def test_set_then_get():
 
 
 def test_reset_restores_defaults():
-    mt.set_context(mode=mt.GRAPH_MODE, device_id=3)
+    mt.set_context(mode=mt.GRAPH_MODE, runtime_num_threads=3)
     mt.reset_context()
-    assert mt.get_context("mode") == mt.PYNATIVE_MODE and mt.get_context("device_id") == 0
+    assert mt.get_context("mode") == mt.PYNATIVE_MODE
+    assert mt.get_context("runtime_num_threads") is None
 
 
 def test_unknown_keys_are_errors():
@@ -47,6 +48,21 @@ def test_unknown_keys_are_errors():
     ({"mode": "graph"}, "got 'graph'"),
     ({"device_id": -1}, "device_id must be a non-negative int, got -1"),
     ({"device_id": True}, "got True"),
+    ({"device_id": 1}, r"device_id 1 does not exist: device_target 'CPU' has 1 device"),
+    ({"deterministic": "on"}, "deterministic must be 'ON' or 'OFF', got 'on'"),
+    ({"runtime_num_threads": -2}, "runtime_num_threads must be an int >= 0"),
+    ({"runtime_num_threads": 2.5}, "runtime_num_threads must be an int >= 0"),
+    ({"max_call_depth": 0}, "max_call_depth must be a positive int"),
+    ({"pynative_synchronize": 1}, "pynative_synchronize must be True or False"),
+    ({"enable_graph_kernel": "yes"}, "enable_graph_kernel must be True or False"),
+    ({"check_bprop": None}, "check_bprop must be True or False"),
+    ({"save_graphs": 7}, "save_graphs must be a bool or 0-3"),
+    ({"save_graphs_path": 3}, "save_graphs_path must be a path"),
+    ({"jit_config": {"jit_level": "O2"}}, r"jit_level must be one of \('O0', 'O1'\)"),
+    ({"jit_config": {"infer_boost": "on"}}, "infer_boost='on' needs Ascend"),
+    ({"jit_config": {"exec_mode": 1}}, "jit_config key 'exec_mode' is not supported"),
+    ({"max_device_memory": "4GB"}, "device_target 'CPU' has none"),
+    ({"max_device_memory": "lots"}, "max_device_memory must look like"),
 ])
 def test_bad_values_are_rejected(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -85,3 +101,46 @@ def test_device_plugin_makes_its_target_available():
         registry.unregister_plugin("fake-device")
     with pytest.raises(ValueError, match="'FakeDevice' is not available"):
         mt.set_context(device_target="FakeDevice")
+
+
+def test_every_key_is_checked():
+    """No key is only stored: each has a check here (their users are tested where they
+    live: threads in ms-ops, fusion levels in ms-graph, check_bprop in ms-autodiff)."""
+    from ms_tensor.context import _CHECKS, _DEFAULTS
+
+    assert set(_CHECKS) == set(_DEFAULTS)
+
+
+def test_accepted_values_are_stored():
+    mt.set_context(deterministic="ON", pynative_synchronize=True, enable_graph_kernel=False,
+                   jit_config={"jit_level": "O0"}, runtime_num_threads=0, check_bprop=True,
+                   save_graphs=2)
+    assert mt.get_context("deterministic") == "ON"
+    assert mt.get_context("jit_config") == {"jit_level": "O0"}
+    assert mt.get_context("enable_graph_kernel") is False
+
+
+def test_max_call_depth_raises_pythons_recursion_limit():
+    import sys
+
+    old = sys.getrecursionlimit()
+    try:
+        mt.set_context(max_call_depth=old + 500)
+        assert sys.getrecursionlimit() == old + 500
+        mt.set_context(max_call_depth=10)  # smaller: Python's limit is left alone
+        assert sys.getrecursionlimit() == old + 500
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_watchers_hear_changes_and_resets():
+    from ms_tensor.context import on_change
+
+    heard = []
+    on_change("save_graphs_path", heard.append)
+    mt.set_context(save_graphs_path="/tmp/x")
+    mt.set_context(save_graphs_path="/tmp/x")  # unchanged: not heard again
+    mt.reset_context()
+    assert heard == ["/tmp/x", "."]
+    with pytest.raises(ValueError, match="on_change: unknown setting 'nope'"):
+        on_change("nope", print)

@@ -37,7 +37,8 @@ def _wrapped(prefix: str, words: list[str], width: int = 100) -> list[str]:
 
 
 def info(argv: list[str]) -> int:
-    """Print installed packages and plugins, then everything in the registry."""
+    """Print the runtime settings (BLAS, threads, malloc and OpenMP tuning), installed
+    packages and plugins, then everything in the registry."""
     parser = argparse.ArgumentParser(prog="microspore info", description=info.__doc__)
     parser.add_argument("--lines", action="store_true",
                         help="one registry entry per line: KIND NAME BACKEND PLUGIN")
@@ -49,10 +50,14 @@ def info(argv: list[str]) -> int:
     if args.lines:
         print(registry.format_entries(reg))
         return 0
-    from ms_ops import blas
+    from ms_ops import blas, tuning
+    from ms_ops.kernels import threads
 
     print(f"microspore on Python {sys.version.split()[0]}")
     print(f"matrix products: {blas.backend()}")
+    print(f"threads: {threads.describe()}")
+    for name, value in tuning.settings().items():
+        print(f"{name}: {value}")
     print("packages and plugins:")
     for dist in _family():
         eps = [f"{ep.name} = {ep.value}" for ep in dist.entry_points if ep.group == _GROUP]

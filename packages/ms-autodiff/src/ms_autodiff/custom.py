@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from ms_autodiff.tape import active_tapes, pause_recording
+from ms_tensor.context import get_context
 from ms_tensor.tensor import Tensor
 
 __all__ = ["custom_bprop", "call_with_bprop", "record_call"]
@@ -43,10 +44,23 @@ def call_with_bprop(forward, bprop, *args, name: str | None = None):
         if len(grads) != len(inputs):
             raise ValueError(f"{name}: bprop returned {len(grads)} gradients for "
                              f"{len(inputs)} inputs")
+        if get_context("check_bprop"):
+            _check_grads(name, inputs, grads)
         return grads
 
     record_call(name, rule, args, out)
     return out
+
+
+def _check_grads(name, inputs, grads):
+    """``set_context(check_bprop=True)``: each gradient has its input's shape and dtype."""
+    for i, (x, g) in enumerate(zip(inputs, grads)):
+        if not isinstance(x, Tensor) or g is None:
+            continue
+        if not isinstance(g, Tensor) or g.shape != x.shape or g.dtype != x.dtype:
+            got = (f"{g.dtype} {g.shape}" if isinstance(g, Tensor) else type(g).__name__)
+            raise ValueError(f"{name}: bprop's gradient {i} is {got}, but input {i} is "
+                             f"{x.dtype} {x.shape} (set_context(check_bprop=True))")
 
 
 def record_call(name: str, rule, inputs, out) -> None:

@@ -22,7 +22,7 @@ import functools
 import types
 
 from ms_autodiff.tape import active_tapes
-from ms_graph import jit_grad
+from ms_graph import jit_grad, jit_options
 from ms_graph.debug import GraphDumper, save_graphs_dir
 from ms_graph.executor import Executable
 from ms_graph.graph_cache import GraphCache
@@ -36,14 +36,16 @@ __all__ = ["jit", "JitFunction", "compile", "optimize"]
 CAPTURE_MODES = ("ast", "trace")
 
 
-def optimize(graph, name: str | None = None):
-    """Run the registered ``optimize`` passes in order (saving each stage if asked)."""
+def optimize(graph, name: str | None = None, jit_level: str | None = None):
+    """Run the registered ``optimize`` passes in order (saving each stage if asked);
+    ``jit_level`` "O0" leaves out fusion (``ms_graph.jit_options``)."""
     directory = save_graphs_dir()
     dumper = None if directory is None else GraphDumper(directory, name or graph.name)
     if dumper is not None:
         dumper.dump(graph, "captured")
+    skip = () if jit_options.fuses(jit_level) else ("fuse_elementwise",)
     for entry in _registry.load().in_order("pass"):
-        if entry.info.get("stage", "optimize") != "optimize":
+        if entry.info.get("stage", "optimize") != "optimize" or entry.name in skip:
             continue
         graph = entry.value(graph)
         if dumper is not None:
@@ -118,7 +120,7 @@ class JitFunction:
         hits, misses: how many calls ran a cached graph / captured a new one.
     """
 
-    def __init__(self, fn, capture_mode: str = "ast"):
+    def __init__(self, fn, capture_mode: str = "ast", jit_level: str | None = None):
         if capture_mode not in CAPTURE_MODES:
             raise ValueError(f"jit: capture_mode must be one of {CAPTURE_MODES}, got "
                              f"{capture_mode!r}")
@@ -126,6 +128,7 @@ class JitFunction:
             raise TypeError(f"jit: expected a function or a Cell, got {type(fn).__name__}")
         self.fn = fn
         self.capture_mode = capture_mode
+        self._optimize = functools.partial(optimize, jit_level=jit_level)
         self.hits = 0
         self.misses = 0
         self._cache = GraphCache()  # bounded (LRU) and locked for first captures
@@ -182,7 +185,7 @@ class JitFunction:
                         graph, result = trace_and_run(run, args, kwargs,
                                                       name=self.__qualname__,
                                                       check_params=params)
-                    self._cache.put(key, _Entry(Executable(optimize(graph)),
+                    self._cache.put(key, _Entry(Executable(self._optimize(graph)),
                                                 params + [owner]))
                     return result
         self.hits += 1
@@ -203,7 +206,7 @@ class JitFunction:
                     run = self._capture_target(owner)
                     with _capturing(self.capture_mode):
                         captured = jit_grad.capture(run, leaves, tree, mask, watched,
-                                                    self.__qualname__, optimize)
+                                                    self.__qualname__, self._optimize)
                     self._cache.put(key, _Entry(captured[0], params + watched + [owner]))
         if captured is not None:
             dg, result, residuals = captured
@@ -230,20 +233,22 @@ class JitFunction:
         return f"<jit {self.__qualname__} ({len(self._cache)} graphs)>"
 
 
-def jit(fn=None, *, capture_mode: str = "ast"):
+def jit(fn=None, *, capture_mode: str = "ast", **options):
     """Compile ``fn`` (decorator: ``@jit``, ``@jit(capture_mode="trace")``; functional:
-    ``jit(fn)``; on a Cell: ``jit(net)`` or ``@jit`` on its ``construct``)."""
-    if fn is None:
-        return lambda f: JitFunction(f, capture_mode)
-    if hasattr(fn, "construct") and hasattr(fn, "parameters_and_names"):
-        return _jit_cell(fn, capture_mode)
-    return JitFunction(fn, capture_mode)
+    ``jit(fn)``; on a Cell: ``jit(net)`` or ``@jit`` on its ``construct``). MindSpore's
+    other options (``jit_level``, ``dynamic``, ...) work as ``ms_graph.jit_options``
+    says, or raise ValueError naming the option."""
+    opts = jit_options.parse(capture_mode, **options)
 
+    def make(f):
+        if hasattr(f, "construct") and hasattr(f, "parameters_and_names"):
+            compiled = JitFunction(type(f).construct, opts.capture_mode, opts.jit_level)
+            compiled = functools.partial(compiled._call, f)
+        else:
+            compiled = JitFunction(f, opts.capture_mode, opts.jit_level)
+        return jit_options.with_signature(compiled, opts.input_signature)
 
-def _jit_cell(cell, capture_mode):
-    """A Cell compiled as a whole: its ``construct`` is captured with the Cell bound."""
-    compiled = JitFunction(type(cell).construct, capture_mode)
-    return functools.partial(compiled._call, cell)
+    return make if fn is None else make(fn)
 
 
 class Compiled:

@@ -8,11 +8,15 @@ put ``libmkl_rt`` in the environment, ``MatMul`` calls its ``cblas_?gemm`` direc
 Cython call through the function pointer, transposes passed as flags, no copies of
 transposed views); otherwise numpy's own product is used and nothing else changes.
 
-MKL is loaded with its GNU threading layer: its threads are libgomp's, the same OpenMP
-runtime ms-ops' kernels use, so the two never keep two spinning thread pools, and
-``OMP_NUM_THREADS`` sizes both. ``MKL_CBWR=AUTO,STRICT`` makes its results independent of
-memory alignment (a planned buffer and a fresh array give the same bits). A setting the
-user made in the environment wins; ``MS_OPS_BLAS=numpy`` turns MKL off.
+MKL is set up through its API, before its first product, and the environment is left as
+it was: the GNU threading layer (``MKL_Set_Threading_Layer``: its threads are libgomp's,
+the same OpenMP runtime ms-ops' kernels use, so the two never keep two spinning thread
+pools), its thread count from ``ms_ops.kernels.threads`` (``MKL_Set_Num_Threads``,
+following ``set_context(runtime_num_threads=...)``), and strict conditional numerical
+reproducibility (``MKL_CBWR_Set(AUTO | STRICT)``: results independent of memory alignment
+and thread count, so a planned buffer and a fresh array give the same bits). Where the user
+exported ``MKL_THREADING_LAYER`` or ``MKL_CBWR``, MKL reads those and they win.
+``MS_OPS_BLAS=numpy`` turns MKL off.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import os
 
 import numpy as np
 
-__all__ = ["backend", "matmul"]
+__all__ = ["backend", "matmul", "set_num_threads"]
 
 SMALL = 32 * 32 * 32  # m*n*k below this: numpy's call is cheaper than reaching MKL
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_THREADING_GNU = 3  # mkl_service.h: MKL_THREADING_GNU
+_CBWR_AUTO_STRICT = 2 | 0x10000  # MKL_CBWR_AUTO | MKL_CBWR_STRICT
 _state: dict = {}
 
 
@@ -51,10 +57,15 @@ def _load():
     path = _find_mkl()
     if path is None:
         return None
-    os.environ.setdefault("MKL_THREADING_LAYER", "GNU")
-    os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
     lib = ctypes.CDLL(path)
-    from ms_ops.kernels import _gemm
+    from ms_ops.kernels import _gemm, threads  # loads libgomp before MKL's GNU layer needs it
+
+    if "MKL_THREADING_LAYER" not in os.environ:
+        lib.MKL_Set_Threading_Layer(_THREADING_GNU)
+    if "MKL_CBWR" not in os.environ:
+        lib.MKL_CBWR_Set(_CBWR_AUTO_STRICT)
+    _state["lib"] = lib
+    set_num_threads(threads.num_threads())
 
     addr = ctypes.cast
     _gemm.bind(addr(lib.cblas_sgemm, ctypes.c_void_p).value,
@@ -67,6 +78,13 @@ def _gemm():
     if "gemm" not in _state:
         _state["gemm"] = _load()
     return _state["gemm"]
+
+
+def set_num_threads(n: int) -> None:
+    """MKL's thread count (``ms_ops.kernels.threads`` calls it when the policy changes)."""
+    lib = _state.get("lib")
+    if lib is not None:
+        lib.MKL_Set_Num_Threads(n)
 
 
 def backend() -> str:

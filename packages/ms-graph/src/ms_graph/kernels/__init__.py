@@ -1,10 +1,9 @@
 """Compiled (Cython) kernels of graph mode; each has a numpy reference beside it.
 
-OpenMP threads that spin while waiting steal the other core from numpy (see ms-ops'
-``kernels/__init__.py``), so waiting threads sleep unless the user chose otherwise. This
-must be set before the OpenMP runtime loads, i.e. before the first kernel module imports.
+They run on the same libgomp as ms-ops' kernels and follow its one thread policy
+(``ms_ops.kernels.threads``: ``set_context(runtime_num_threads=...)``, and the fork
+handler that keeps forked children from inheriting a dead OpenMP pool), which importing
+ms-ops' kernels sets up before this package's extension loads.
 """
 
-import os
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from ms_ops.kernels import threads  # noqa: F401 -- the thread policy and fork handler

@@ -25,6 +25,7 @@ from ms_graph.ir import Graph, Node, Value
 from ms_graph.kernels import bytecode
 from ms_graph.passes import dce
 from ms_graph.passes._util import has_effects, use_counts
+from ms_ops.kernels.threads import num_threads
 
 __all__ = ["run", "run_fused", "fused_runner", "FUSABLE"]
 
@@ -189,6 +190,6 @@ def fused_runner(node: Node):
             if type(a) is not ndarray or a.dtype != dtype or not a.flags.c_contiguous:
                 a = contiguous(a, dtype)
             full.append(a)
-        return kernel_run(tuple(full), scalars(arrays), empty(shape, dtype))
+        return kernel_run(tuple(full), scalars(arrays), empty(shape, dtype), num_threads())
 
     return run

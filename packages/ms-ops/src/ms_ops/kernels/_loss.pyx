@@ -9,8 +9,9 @@ run small C loops that vectorize (see the block below); float64 rows use libm.
 
 import numpy as np
 
+from ms_ops.kernels.threads import num_threads
+
 from cython cimport floating, integral
-cimport openmp
 from cython.parallel cimport prange
 from libc.math cimport exp, log
 
@@ -117,10 +118,11 @@ cdef extern from *:
                          double sum, double m) noexcept nogil
 
 
-cdef int _threads(Py_ssize_t work) noexcept nogil:
+cdef int _threads(Py_ssize_t work):
     """One thread for small inputs: waking a team costs more than it saves below ~32k
-    elements, and far more when the cores are busy with other processes."""
-    return 1 if work < 32768 else openmp.omp_get_max_threads()
+    elements, and far more when the cores are busy with other processes; else the
+    thread policy's count (``ms_ops.kernels.threads``)."""
+    return 1 if work < 32768 else num_threads()
 
 
 cdef double _row_max(const floating[:, ::1] x, Py_ssize_t r) noexcept nogil:

@@ -10,8 +10,9 @@ vectorized C loops.
 
 import numpy as np
 
+from ms_ops.kernels.threads import num_threads
+
 from cython cimport floating
-cimport openmp
 from cython.parallel cimport prange
 from libc.math cimport sqrt
 
@@ -109,10 +110,11 @@ cdef inline double _row_dot_dev(const floating* g, const floating* x, Py_ssize_t
     return acc
 
 
-cdef int _threads(Py_ssize_t work) noexcept nogil:
+cdef int _threads(Py_ssize_t work):
     """One thread for small inputs: waking a team costs more than it saves below ~32k
-    elements, and far more when the cores are busy with other processes."""
-    return 1 if work < 32768 else openmp.omp_get_max_threads()
+    elements, and far more when the cores are busy with other processes; else the
+    thread policy's count (``ms_ops.kernels.threads``)."""
+    return 1 if work < 32768 else num_threads()
 
 
 cdef inline Py_ssize_t _block(Py_ssize_t inner) noexcept nogil:

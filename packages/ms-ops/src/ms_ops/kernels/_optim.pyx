@@ -19,8 +19,8 @@ cdef extern from *:
     """
 
 
-# Large inputs use ms_ops.kernels.threads' count (MS_OPS_NUM_THREADS, or every OpenMP
-# thread when MKL does the matrix products, else one).
+# Large inputs use ms_ops.kernels.threads' count for memory-bound kernels (all of the
+# policy's threads when MKL does the matrix products or runtime_num_threads is set, else one).
 def _threads(Py_ssize_t work):
     return kernel_threads() if work >= 262144 else 1
 

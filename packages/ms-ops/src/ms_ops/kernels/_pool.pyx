@@ -84,8 +84,8 @@ cdef void _max_plane(const floating* x, floating* out, long long* idx, Py_ssize_
                 idx[y * ow + z] = k
 
 
-# Large inputs use ms_ops.kernels.threads' count (MS_OPS_NUM_THREADS, or every OpenMP
-# thread when MKL does the matrix products, else one).
+# Large inputs use ms_ops.kernels.threads' count for memory-bound kernels (all of the
+# policy's threads when MKL does the matrix products or runtime_num_threads is set, else one).
 def _threads(Py_ssize_t work):
     return kernel_threads() if work >= 65536 else 1
 
