@@ -12,14 +12,12 @@ differentiated with Conv2D and each other, so gradients of any order exist.
 
 from __future__ import annotations
 
-import functools
-import os
-
 import numpy as np
 
 from ms_ops.defs._grad_util import wanted
 from ms_ops.infer import check_dtype, check_rank
 from ms_ops.kernels import _conv
+from ms_ops.kernels.threads import num_threads
 from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 
 _PAD_MODES = ("valid", "same", "pad")
@@ -246,17 +244,11 @@ def _pack(weight):
     return np.ascontiguousarray(wp.reshape(cb, 8, c, kh, kw).transpose(0, 2, 3, 4, 1))
 
 
-@functools.cache
-def _threads():
-    # Once per process, as OpenMP reads its variables once (os.cpu_count() asks the system
-    # on every call, and every direct convolution wants this)
-    return max(1, min(os.cpu_count() or 1, int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
-                      or os.cpu_count() or 1))
-
-
 def _buffers(c, oh, ow, kh, kw):
-    """One zero-padded input image per thread, as the direct kernels read it."""
-    return np.empty((_threads(), c * (oh + kh - 1) * (-(-ow // 16) * 16 + kw - 1)), np.float32)
+    """One zero-padded input image per thread (the thread policy's count), as the direct
+    kernels read it."""
+    return np.empty((num_threads(), c * (oh + kh - 1) * (-(-ow // 16) * 16 + kw - 1)),
+                    np.float32)
 
 
 def _direct_conv(x, weight, out, top, left):
