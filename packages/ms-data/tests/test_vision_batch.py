@@ -103,6 +103,18 @@ def test_lookup_kernel_matches_reference_for_every_uint8_value():
     np.testing.assert_array_equal(op.batch_call(x), pointwise_ref(x, steps))
 
 
+def test_kernel_threads_follow_runtime_num_threads():
+    from ms_data import kernels
+    from ms_tensor import reset_context, set_context
+
+    set_context(runtime_num_threads=3)
+    try:
+        assert kernels.threads_for(1 << 22) == 3
+        assert kernels.threads_for(10) == 1
+    finally:
+        reset_context()
+
+
 def test_large_batches_take_the_threaded_path_with_the_same_numbers():
     from ms_data import kernels
 

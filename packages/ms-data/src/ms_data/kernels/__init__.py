@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 import os
 
+from ms_tensor.context import get_context
+
 #: Output elements below which a kernel runs on the calling thread: waking OpenMP threads
 #: costs more than a small batch, and ``map`` workers already run batches side by side.
 PARALLEL_MIN = 1 << 20
@@ -23,5 +25,8 @@ def load(name: str):
 
 
 def threads_for(elements: int) -> int:
-    """OpenMP threads for a kernel writing ``elements`` values: 1 for small batches."""
-    return 1 if elements < PARALLEL_MIN else max(1, _CPUS or 1)
+    """OpenMP threads for a kernel writing ``elements`` values: 1 for small batches, else
+    ``set_context(runtime_num_threads)`` (microspore's one thread policy) or every CPU."""
+    if elements < PARALLEL_MIN:
+        return 1
+    return get_context("runtime_num_threads") or max(1, _CPUS or 1)
