@@ -35,7 +35,7 @@ NAMESPACES = (
     "mindspore", "mindspore.ops", "mindspore.nn", "mindspore.dataset",
     "mindspore.dataset.vision", "mindspore.dataset.transforms", "mindspore.train",
     "mindspore.amp", "mindspore.communication", "mindspore.mint", "mindspore.mint.nn",
-    "mindspore.mint.optim",
+    "mindspore.mint.nn.functional", "mindspore.mint.optim",
 )
 TENSOR = "mindspore.Tensor"
 RULE = __doc__.split("Public means", 1)[1].split("Every dropped", 1)[0].strip()

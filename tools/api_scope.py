@@ -240,7 +240,8 @@ FAMILY = {
     "mindspore.nn": "nn", "mindspore.dataset": "data", "mindspore.dataset.vision": "data",
     "mindspore.dataset.transforms": "data", "mindspore.train": "train",
     "mindspore.amp": "train", "mindspore.communication": "comm", "mindspore.mint": "ops",
-    "mindspore.mint.nn": "nn", "mindspore.mint.optim": "nn",
+    "mindspore.mint.nn": "nn", "mindspore.mint.nn.functional": "ops",
+    "mindspore.mint.optim": "nn",
 }
 
 
