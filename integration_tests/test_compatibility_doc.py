@@ -130,10 +130,19 @@ def test_measure_counts_present_out_and_missing():
         "names": {"Abs": "primitive", "TensorAdd": "primitive", "hypot": "function"},
         "deprecated": {"TensorAdd": "since 1.1, use Add"}}}}
     r = coverage.measure(listing, resolve=lambda ns: type("ops", (), {"Abs": 1, "hypot": 2}),
-                         plugin_names={"mindspore.ops": {"hypot"}})
+                         plugin_names={"mindspore.ops": {"hypot"}},
+                         compared={"mindspore.ops": {"Abs", "hypot"}})
     assert r["mindspore.ops"]["present"] == ["Abs"]
     assert list(r["mindspore.ops"]["out"].values()) == [["TensorAdd"]]
     assert r["mindspore.ops"]["missing"] == {"elementwise math": ["hypot"]}  # a plugin's
+    assert r["mindspore.ops"]["compared"] == ["Abs"]
+
+
+def test_compared_names_come_from_the_differential_cases():
+    compared = coverage.compared_names()
+    assert {"add", "Add", "ReduceSum", "softmax"} <= compared["mindspore.ops"]
+    assert {"sum", "exp", "reshape"} <= compared["mindspore.Tensor"]
+    assert not {"+", "[int]"} & compared["mindspore.Tensor"]
 
 
 def test_regeneration_keeps_the_hand_written_parts():
