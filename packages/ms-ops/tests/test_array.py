@@ -7,6 +7,7 @@ import ms_ops as ops
 from ms_ops.defs import array as A
 from ms_ops.defs import array_create as AC
 from ms_ops.defs import array_join as AJ
+from ms_ops.defs import array_reorder as AR
 from ms_ops.defs import array_slice as AS
 from ms_ops.testing import check_bprop
 from ms_tensor import Tensor, bool_, float16, float32, float64, int32, int64
@@ -31,16 +32,16 @@ LAYOUT = [
     ("squeeze_keeps_other", A.Squeeze, (1, 3, 1), (), {"axis": (0, 1)}, lambda x: x.squeeze(0)),
     ("flatten", A.Flatten, (2, 3, 4), (), {}, lambda x: x.reshape(2, 12)),
     ("flatten_1d", A.Flatten, (3,), (), {}, lambda x: x.reshape(3, 1)),
-    ("tile", A.Tile, (2, 3), ((2, 1),), {}, lambda x: np.tile(x, (2, 1))),
-    ("tile_short", A.Tile, (2, 3), ((3,),), {}, lambda x: np.tile(x, 3)),
-    ("tile_long", A.Tile, (2, 3), ((2, 1, 2),), {}, lambda x: np.tile(x, (2, 1, 2))),
+    ("tile", AR.Tile, (2, 3), ((2, 1),), {}, lambda x: np.tile(x, (2, 1))),
+    ("tile_short", AR.Tile, (2, 3), ((3,),), {}, lambda x: np.tile(x, 3)),
+    ("tile_long", AR.Tile, (2, 3), ((2, 1, 2),), {}, lambda x: np.tile(x, (2, 1, 2))),
     ("broadcast_to", A.BroadcastTo, (3, 1), (), {"shape": (2, 3, 4)},
      lambda x: np.broadcast_to(x, (2, 3, 4))),
     ("broadcast_to_keep", A.BroadcastTo, (3, 1), (), {"shape": (2, -1, 4)},
      lambda x: np.broadcast_to(x, (2, 3, 4))),
-    ("reverse", A.ReverseV2, (2, 3, 4), (), {"axis": (0, -1)}, lambda x: x[::-1, :, ::-1]),
-    ("roll_flat", A.Roll, (2, 3), (), {"shifts": 1}, lambda x: np.roll(x, 1)),
-    ("roll_dims", A.Roll, (2, 3), (), {"shifts": (1, -1), "dims": (0, 1)},
+    ("reverse", AR.ReverseV2, (2, 3, 4), (), {"axis": (0, -1)}, lambda x: x[::-1, :, ::-1]),
+    ("roll_flat", AR.Roll, (2, 3), (), {"shifts": 1}, lambda x: np.roll(x, 1)),
+    ("roll_dims", AR.Roll, (2, 3), (), {"shifts": (1, -1), "dims": (0, 1)},
      lambda x: np.roll(x, (1, -1), (0, 1))),
     ("identity", A.Identity, (2, 3), (), {}, lambda x: x),
 ]
@@ -70,14 +71,14 @@ def test_layout_gradients(name, op, shape, args, attrs, ref):
     (lambda x: A.Transpose(x, (0, 2)), ValueError, "Transpose: input_perm 2 is out of range"),
     (lambda x: A.ExpandDims(x, 3), ValueError,
      r"ExpandDims: axis 3 is out of range for input shape \(2, 3\) \(expected -3 <= axis <= 2\)"),
-    (lambda x: A.Tile(x, (2, -1)), ValueError, "Tile: 'dims' must be >= 0, got -1"),
+    (lambda x: AR.Tile(x, (2, -1)), ValueError, "Tile: 'dims' must be >= 0, got -1"),
     (lambda x: A.BroadcastTo(x, (3, 3)), ValueError,
      r"BroadcastTo: cannot broadcast input of shape \(2, 3\) to \(3, 3\): dimension 0 is 2"),
     (lambda x: A.BroadcastTo(x, (3,)), ValueError, "BroadcastTo: .* fewer dimensions"),
-    (lambda x: A.Roll(x, shifts=(1, 2), dims=(0,)), ValueError,
+    (lambda x: AR.Roll(x, shifts=(1, 2), dims=(0,)), ValueError,
      r"Roll: shifts \(1, 2\) and dims \(0,\) must have the same length"),
     (lambda x: A.Squeeze(x, axis=2), ValueError, "Squeeze: axis 2 is out of range for a 2-d"),
-    (lambda x: A.ReverseV2(x, axis=(5,)), ValueError, "ReverseV2: axis 5 is out of range"),
+    (lambda x: AR.ReverseV2(x, axis=(5,)), ValueError, "ReverseV2: axis 5 is out of range"),
     (lambda x: A.Cast(x, "float32"), TypeError, "Cast: dtype must be a microspore dtype"),
     (lambda x: A.Flatten(x[0, 0]), ValueError, "Flatten: input must have at least 1 dimension"),
 ])
@@ -130,7 +131,7 @@ def test_select_broadcasts_and_promotes():
 
 def test_select_gradient_and_errors():
     cond = RNG.standard_normal((2, 3)) > 0
-    check_bprop(A.Select, cond, _x((2, 3), np.float64), _x((3,), np.float64))
+    check_bprop(AR.Select, cond, _x((2, 3), np.float64), _x((3,), np.float64))
     with pytest.raises(TypeError, match="Select: input 'condition' has dtype Float32, "
                                         "expected Bool"):
         ops.where(Tensor(_x((2,))), Tensor(_x((2,))), 0.0)

@@ -3,6 +3,8 @@ import pytest
 
 import ms_ops as ops
 from ms_ops.defs import nn_pool as P
+from ms_ops.defs import nn_pool_adaptive as PD
+from ms_ops.defs import nn_pool_avg as PA
 from ms_ops.testing import check_against_reference, check_bprop
 from ms_tensor import Tensor, float16, int32, int64
 
@@ -75,8 +77,8 @@ def test_fixed_window_kernels_match_reference(shape, k, s, pm):
         (P.max_pool_with_argmax_cpu, P.max_pool_with_argmax_ref, (x,)),
         (P.max_pool_grad_cpu, P.max_pool_grad_ref, (x, out, g)),
         (P.max_pool_grad_grad_cpu, P.max_pool_grad_grad_ref, (x, out, gx)),
-        (P.avg_pool_cpu, P.avg_pool_ref, (x,)),
-        (P.avg_pool_grad_cpu, P.avg_pool_grad_ref, (x, out, g)),
+        (PA.avg_pool_cpu, PA.avg_pool_ref, (x,)),
+        (PA.avg_pool_grad_cpu, PA.avg_pool_grad_ref, (x, out, g)),
     ]:
         check_against_reference(fast, ref, *args, rtol=1e-12, atol=1e-12, **a)
         check_against_reference(fast, ref, *(v.astype(np.float32) for v in args), **a)
@@ -94,22 +96,22 @@ def test_explicit_window_kernels_match_reference(shape, k, s, p, ceil, count_pad
                             idx, **v2)
     win = {"kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil,
            "count_include_pad": count_pad, "divisor_override": divisor}
-    check_against_reference(P.avg_pool2d_cpu, P.avg_pool2d_ref, x, **win)
-    g = _rand(P.avg_pool2d_ref(x, **win).shape, 1)
-    check_against_reference(P.avg_pool2d_grad_cpu, P.avg_pool2d_grad_ref, g, x, **win)
+    check_against_reference(PA.avg_pool2d_cpu, PA.avg_pool2d_ref, x, **win)
+    g = _rand(PA.avg_pool2d_ref(x, **win).shape, 1)
+    check_against_reference(PA.avg_pool2d_grad_cpu, PA.avg_pool2d_grad_ref, g, x, **win)
 
 
 @pytest.mark.parametrize("shape", SHAPES + [(3, 7, 6)])
 @pytest.mark.parametrize("size", ADAPTIVE)
 def test_adaptive_kernels_match_reference(shape, size):
     x = _rand(shape)
-    check_against_reference(P.adaptive_avg_pool_cpu, P.adaptive_avg_pool_ref, x, size)
-    check_against_reference(P.adaptive_max_pool_cpu, P.adaptive_max_pool_ref, x, size)
-    out, idx = P.adaptive_max_pool_ref(x, size)
+    check_against_reference(PD.adaptive_avg_pool_cpu, PD.adaptive_avg_pool_ref, x, size)
+    check_against_reference(PD.adaptive_max_pool_cpu, PD.adaptive_max_pool_ref, x, size)
+    out, idx = PD.adaptive_max_pool_ref(x, size)
     g = _rand(out.shape, 1)
-    check_against_reference(P.adaptive_avg_pool_grad_cpu, P.adaptive_avg_pool_grad_ref, g,
+    check_against_reference(PD.adaptive_avg_pool_grad_cpu, PD.adaptive_avg_pool_grad_ref, g,
                             shape)
-    check_against_reference(P.adaptive_max_pool_grad_cpu, P.adaptive_max_pool_grad_ref, g, x,
+    check_against_reference(PD.adaptive_max_pool_grad_cpu, PD.adaptive_max_pool_grad_ref, g, x,
                             idx)
 
 
@@ -118,8 +120,8 @@ def test_gradient_ops_are_adjoints(k, s, pm):
     x, a = _rand((2, 3, 7, 6)), _attrs(k, s, pm)
     out = P.max_pool_ref(x, **a)
     g, gx = _rand(out.shape, 1), _rand(x.shape, 2)
-    assert np.isclose(np.sum(P.avg_pool_ref(x, **a) * g),
-                      np.sum(x * P.avg_pool_grad_ref(x, out, g, **a)))
+    assert np.isclose(np.sum(PA.avg_pool_ref(x, **a) * g),
+                      np.sum(x * PA.avg_pool_grad_ref(x, out, g, **a)))
     assert np.isclose(np.sum(P.max_pool_grad_ref(x, out, g, **a) * gx),
                       np.sum(g * P.max_pool_grad_grad_ref(x, out, gx, **a)))
 
@@ -166,18 +168,18 @@ EXPLICIT_ARGS = (3, 2, 1, True, True, None)
 
 
 @pytest.mark.parametrize("op,attrs", [
-    (P.MaxPool, POOL_ATTRS), (P.AvgPool, POOL_ATTRS), (P.MaxPoolWithArgmax, POOL_ATTRS),
-    (P.AvgPool, {"kernel_size": (2, 3), "strides": 1, "pad_mode": "VALID"}),
+    (P.MaxPool, POOL_ATTRS), (PA.AvgPool, POOL_ATTRS), (P.MaxPoolWithArgmax, POOL_ATTRS),
+    (PA.AvgPool, {"kernel_size": (2, 3), "strides": 1, "pad_mode": "VALID"}),
     (P.MaxPoolWithArgmaxV2, {"kernel_size": 3, "strides": 2, "pads": 1, "ceil_mode": True}),
-    (P.AdaptiveAvgPool2D, {"output_size": (2, 4)}),
-    (P.AdaptiveMaxPool2D, {"output_size": (2, 4)}),
+    (PD.AdaptiveAvgPool2D, {"output_size": (2, 4)}),
+    (PD.AdaptiveMaxPool2D, {"output_size": (2, 4)}),
 ], ids=lambda v: getattr(v, "name", ""))
 def test_pool_gradients_match_finite_differences(op, attrs):
     check_bprop(op, _rand((1, 2, 5, 6), 5), attrs=attrs)
 
 
 def test_avg_pool2d_gradient_matches_finite_differences():
-    check_bprop(P.AvgPool2D, _rand((1, 2, 5, 6), 6), *EXPLICIT_ARGS)
+    check_bprop(PA.AvgPool2D, _rand((1, 2, 5, 6), 6), *EXPLICIT_ARGS)
 
 
 def test_gradient_ops_differentiate_again():
@@ -185,14 +187,14 @@ def test_gradient_ops_differentiate_again():
     out = P.max_pool_ref(x, **_attrs(3, 2, "SAME"))
     check_bprop(P.MaxPoolGrad, x, out, _rand(out.shape), attrs=POOL_ATTRS)
     check_bprop(P.MaxPoolGradGrad, x, out, _rand(x.shape), attrs=POOL_ATTRS)
-    check_bprop(P.AvgPoolGrad, x, out, _rand(out.shape), attrs=POOL_ATTRS)
-    g = _rand(P.avg_pool2d_ref(x, **dict(zip(
+    check_bprop(PA.AvgPoolGrad, x, out, _rand(out.shape), attrs=POOL_ATTRS)
+    g = _rand(PA.avg_pool2d_ref(x, **dict(zip(
         ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
          "divisor_override"), EXPLICIT_ARGS))).shape)
-    check_bprop(P.AvgPool2DGrad, g, x, *EXPLICIT_ARGS)
-    check_bprop(P.AdaptiveAvgPool2DGrad, _rand((1, 2, 2, 4)), x.shape)
-    out, idx = P.adaptive_max_pool_ref(x, (2, 4))
-    check_bprop(P.AdaptiveMaxPool2DGrad, _rand(out.shape), x, idx)
+    check_bprop(PA.AvgPool2DGrad, g, x, *EXPLICIT_ARGS)
+    check_bprop(PD.AdaptiveAvgPool2DGrad, _rand((1, 2, 2, 4)), x.shape)
+    out, idx = PD.adaptive_max_pool_ref(x, (2, 4))
+    check_bprop(PD.AdaptiveMaxPool2DGrad, _rand(out.shape), x, idx)
     v2 = {"kernel_size": 3, "strides": 2, "pads": 1, "ceil_mode": True, "argmax_type": int32}
     out, idx = P.max_pool_v2_ref(x, dilation=1, **v2)
     check_bprop(P.MaxPoolGradWithArgmaxV2, x, _rand(out.shape), idx, attrs=v2)

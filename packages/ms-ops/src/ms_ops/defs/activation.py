@@ -1,4 +1,5 @@
-"""Activations: ReLU, GeLU, Sigmoid, Softmax, ... with numerically stable kernels.
+"""Activations: ReLU, GeLU, Sigmoid, Tanh, ... with numerically stable kernels (Softmax and
+LogSoftmax are in ``softmax``).
 
 Gradient rules are written with operators. Piecewise activations share one mask
 operator, ``ReluGrad(dy, x) = dy * (x > 0)`` (MindSpore's own rule for ReLU): every
@@ -14,7 +15,7 @@ import numpy as np
 
 from ms_ops.defs import array, math_unary, reduction
 from ms_ops.defs.arithmetic import Abs, Add, Div, Mul, Neg, Sub
-from ms_ops.infer import check_dtype, normalize_axes, normalize_axis
+from ms_ops.infer import check_dtype
 from ms_ops.kernels import _activation
 from ms_ops.opdef import FLOATS, NUMBERS, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
@@ -81,11 +82,6 @@ def _gelu_tanh(x):
         return 0.5 * x * (1 + np.tanh(_GELU_K * (x + 0.044715 * x ** 3)))
 
 
-def _axes(axis, ndim):
-    """Softmax's axes; a 0-d input has none (its softmax is 1)."""
-    return normalize_axes(axis, ndim) if ndim else ()
-
-
 def _channel_shape(size, ndim):
     """The shape that makes PReLU's weight broadcast along axis 1 of a ``ndim``-d input."""
     return (size,) + (1,) * (ndim - 2) if ndim >= 2 else (size,)
@@ -112,7 +108,7 @@ def _shrink_mask(dout, x, lambd):
     return Add(_mask(dout, x, lambd), _mask(dout, Neg(x), lambd))
 
 
-# Sample inputs shared by several operators: Samples for the activations: piecewise ones
+# Samples for the activations: piecewise ones
 # (ReLU, ReLU6, HSwish, shrinks, ...) get values at least 0.2 away from their
 # breakpoints; Softmax and LogSoftmax are sampled along several axes; attributes that
 # change the math get a second value.
@@ -391,70 +387,6 @@ def gelu_bprop(x, out, dout, approximate="tanh"):
 GeLU.samples(_unary_samples(_normal, [{"approximate": "tanh"}, {"approximate": "none"}]))
 
 
-def _softmax_infer(x, axis=-1):
-    check_dtype("input", x, FLOATS)
-    normalize_axes(axis, x.ndim)
-    return TensorSpec(x.shape, x.dtype)
-
-
-Softmax = OpDef("Softmax", _IN, (Attr("axis", -1),), infer=_softmax_infer,
-                doc="exp(x) / sum(exp(x)) over ``axis`` (an int or a tuple of ints).")
-
-
-@Softmax.kernel("CPU", dtypes=FLOATS)
-def softmax_cpu(x, axis=-1):
-    x = _compute(x)
-    axes = _axes(axis, x.ndim)
-    e = np.exp(x - np.max(x, axis=axes, keepdims=True))
-    return e / np.sum(e, axis=axes, keepdims=True)
-
-
-@Softmax.bprop
-def softmax_bprop(x, out, dout, axis=-1):
-    s = reduction.ReduceSum(Mul(dout, out), _axes(axis, x.ndim), keep_dims=True)
-    return (Mul(out, Sub(dout, s)),)
-
-
-@Softmax.samples
-def _softmax(rng):
-    yield (rng.standard_normal((2, 3)),), {}
-    yield (rng.standard_normal((2, 3)),), {"axis": 0}
-    yield (rng.standard_normal((2, 3, 2)),), {"axis": 1}
-    yield (rng.standard_normal((2, 3, 2)),), {"axis": (0, 2)}
-
-
-def _log_softmax_infer(x, axis=-1):
-    check_dtype("logits", x, FLOATS)
-    normalize_axis(axis, x.ndim)
-    return TensorSpec(x.shape, x.dtype)
-
-
-LogSoftmax = OpDef("LogSoftmax", (Arg("logits"),), (Attr("axis", -1),),
-                   infer=_log_softmax_infer, doc="x - log(sum(exp(x))) over ``axis``.",
-                   functional="log_softmax")
-
-
-@LogSoftmax.kernel("CPU", dtypes=FLOATS)
-def log_softmax_cpu(logits, axis=-1):
-    x = _compute(logits)
-    axes = _axes(axis, x.ndim)
-    shifted = x - np.max(x, axis=axes, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axes, keepdims=True))
-
-
-@LogSoftmax.bprop
-def log_softmax_bprop(x, out, dout, axis=-1):
-    s = reduction.ReduceSum(dout, _axes(axis, x.ndim), keep_dims=True)
-    return (Sub(dout, Mul(Softmax(x, axis=axis), s)),)
-
-
-@LogSoftmax.samples
-def _log_softmax(rng):
-    yield (rng.standard_normal((2, 3)),), {}
-    yield (rng.standard_normal((2, 3)),), {"axis": 0}
-    yield (rng.standard_normal((2, 3, 2)),), {"axis": 1}
-
-
 def _elu_infer(x, alpha=1.0):
     _number_attr("alpha", alpha)
     return _unary(FLOATS)(x)
@@ -539,7 +471,7 @@ def _softplus(rng):
 
 
 HShrink = OpDef("HShrink", _IN, (Attr("lambd", 0.5),), infer=_shrink_infer,
-                doc="x where |x| > lambd, else 0.", functional="hardshrink")
+                doc="x where |x| > lambd, else 0.", functional="hardshrink", methods="hardshrink")
 
 
 @HShrink.kernel("CPU", dtypes=FLOATS)
@@ -630,25 +562,3 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return GeLU(input, approximate=approximate)
-
-
-@functional("softmax")
-def softmax(input, axis=-1, *, dtype=None):
-    """Softmax over ``axis``; ``dtype`` casts the input first.
-
-    >>> ops.softmax(Tensor([0.0, 0.0])).asnumpy()
-    array([0.5, 0.5], dtype=float32)
-    """
-    if dtype is not None:
-        input = array.Cast(input, dtype)
-    return Softmax(input, axis=axis)
-
-
-@functional(methods="softmax")
-def _softmax_method(self, axis=-1, dtype=None):
-    return softmax(self, axis, dtype=dtype)
-
-
-@functional(methods="hardshrink")
-def _hardshrink_method(self, lambd=0.5):
-    return HShrink(self, lambd=lambd)

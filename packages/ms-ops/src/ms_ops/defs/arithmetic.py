@@ -68,7 +68,7 @@ def _unbounded(x: Tensor, upper: bool):
     return math.inf if upper else -math.inf
 
 
-# Sample inputs shared by several operators: Samples for the arithmetic family:
+# Samples for the arithmetic family:
 # broadcasting shapes for every binary operator, divisors and magnitudes kept away from
 # zero, and quotients kept away from integers (where FloorDiv, FloorMod and Mod jump).
 BROADCAST = [((2, 3), (2, 3)), ((2, 1, 3), (4, 1)), ((3,), (2, 3))]

@@ -275,7 +275,7 @@ def unstack(input_x, axis=0):
     return Unstack(input_x, axis=axis)
 
 
-@functional("split")
+@functional("split", methods="split")
 def split(tensor, split_size_or_sections, axis=0):
     """``ops.split``: parts of ``split_size_or_sections`` each (the last may be shorter),
     or of the listed sizes.
@@ -293,7 +293,7 @@ def split(tensor, split_size_or_sections, axis=0):
     return SplitV(tensor, size_splits=sizes or (0,), split_dim=a, num_split=len(sizes) or 1)
 
 
-@functional("chunk")
+@functional("chunk", methods="chunk")
 def chunk(input, chunks, axis=0):
     """``ops.chunk``: at most ``chunks`` parts of ceil(n / chunks) elements along ``axis``."""
     check_int("chunks", chunks, minimum=1)
@@ -301,11 +301,3 @@ def chunk(input, chunks, axis=0):
     return split(input, max(-(-n // chunks), 1), axis)
 
 
-@functional(methods="split")
-def _t_split(self, split_size_or_sections, axis=0):
-    return split(self, split_size_or_sections, axis)
-
-
-@functional(methods="chunk")
-def _t_chunk(self, chunks, axis=0):
-    return chunk(self, chunks, axis)

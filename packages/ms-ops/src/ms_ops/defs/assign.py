@@ -22,7 +22,7 @@ def _assign_infer(variable, value):
 _ARGS = (Arg("variable", promote=False), Arg("value", promote=False))
 
 
-# Sample inputs shared by several operators: Samples for the in-place assignments (they
+# Samples for the in-place assignments (they
 # only need to run).
 def _assign(rng):
     yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {}

@@ -115,7 +115,7 @@ def round_(input, *, decimals=0):
     return Round(input, decimals)
 
 
-# Sample inputs shared by several operators: Samples for the elementwise math functions:
+# Samples for the elementwise math functions:
 # each inside its smooth domain (logs and roots on positive values, asin/acos/atanh
 # inside (-1, 1), acosh above 1), and the rounding functions away from the points where
 # they jump.

@@ -155,7 +155,7 @@ def _randint(fn, low, high, size, seed, dtype):
     return _cast(out, dtype)
 
 
-# Sample inputs shared by several operators: Samples for the random operators (they are
+# Samples for the random operators (they are
 # only run, with fixed seeds).
 def _sampler(rng):
     yield ((2, 3),), {"seed": 1, "seed2": 2}
@@ -443,7 +443,7 @@ def bernoulli(input, p=0.5, seed=None):
     return _run("bernoulli", Bernoulli, seed, input, p)
 
 
-@functional("multinomial")
+@functional("multinomial", methods="multinomial")
 def multinomial(input, num_samples, replacement=True, seed=None):
     """``num_samples`` category indices per row of ``input`` (non-negative weights), int32.
 
@@ -453,7 +453,7 @@ def multinomial(input, num_samples, replacement=True, seed=None):
     return _run("multinomial", Multinomial, seed, input, num_samples, replacement=replacement)
 
 
-@functional("random_categorical")
+@functional("random_categorical", methods="random_categorical")
 def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
     """``num_sample`` draws per row of the 2-d ``logits`` (unnormalized log-probabilities).
 
@@ -478,11 +478,3 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
                 dtype=dtype)
 
 
-@functional(methods="random_categorical")
-def _random_categorical_method(self, num_sample, seed=0, dtype=mstype.int64):
-    return random_categorical(self, num_sample, seed, dtype)
-
-
-@functional(methods="multinomial")
-def _multinomial_method(self, num_samples, replacement=True, seed=None):
-    return multinomial(self, num_samples, replacement, seed)

@@ -293,37 +293,37 @@ def _sum(input, dim=None, keepdim=False, *, dtype=None):
     return ReduceSum(_widen_int(input, dtype), _axis_arg(dim), keep_dims=keepdim)
 
 
-@functional("mean")
+@functional("mean", methods="mean")
 def _mean(x, axis=None, keep_dims=False):
     """``ops.mean``: the mean over ``axis``; integer inputs keep their dtype (truncated)."""
     return ReduceMean(x, _axis_arg(axis), keep_dims=keep_dims)
 
 
-@functional("prod")
+@functional("prod", methods="prod")
 def _prod(input, axis=None, keep_dims=False, dtype=None):
     """``ops.prod``: product over ``axis``; integers and bools give int64 unless ``dtype``."""
     return ReduceProd(_widen_int(input, dtype), _axis_arg(axis), keep_dims=keep_dims)
 
 
-@functional("amax")
+@functional("amax", methods="amax")
 def _amax(input, axis=None, keepdims=False):
     """``ops.amax``: the maximum over ``axis`` (all axes when None); ties share the gradient."""
     return ReduceMax(input, _axis_arg(axis), keep_dims=keepdims)
 
 
-@functional("amin")
+@functional("amin", methods="amin")
 def _amin(input, axis=None, keepdims=False):
     """``ops.amin``: the minimum over ``axis`` (all axes when None); ties share the gradient."""
     return ReduceMin(input, _axis_arg(axis), keep_dims=keepdims)
 
 
-@functional("all")
+@functional("all", methods="all")
 def _all(input, axis=None, keep_dims=False):
     """``ops.all``: whether every element over ``axis`` is non-zero (a Bool tensor)."""
     return ReduceAll(input, _axis_arg(axis), keep_dims=keep_dims)
 
 
-@functional("any")
+@functional("any", methods="any")
 def _any(input, axis=None, keep_dims=False):
     """``ops.any``: whether some element over ``axis`` is non-zero (a Bool tensor)."""
     return ReduceAny(input, _axis_arg(axis), keep_dims=keep_dims)
@@ -339,31 +339,3 @@ def _t_sum(self, axis=None, dtype=None, keepdims=False, initial=None):
     return Add(out, initial)
 
 
-@functional(methods="mean")
-def _t_mean(self, axis=None, keep_dims=False):
-    return _mean(self, axis, keep_dims)
-
-
-@functional(methods="prod")
-def _t_prod(self, axis=None, keep_dims=False, dtype=None):
-    return _prod(self, axis, keep_dims, dtype)
-
-
-@functional(methods="all")
-def _t_all(self, axis=None, keep_dims=False):
-    return _all(self, axis, keep_dims)
-
-
-@functional(methods="any")
-def _t_any(self, axis=None, keep_dims=False):
-    return _any(self, axis, keep_dims)
-
-
-@functional(methods="amax")
-def _t_amax(self, axis=None, keepdims=False):
-    return _amax(self, axis, keepdims)
-
-
-@functional(methods="amin")
-def _t_amin(self, axis=None, keepdims=False):
-    return _amin(self, axis, keepdims)

@@ -181,7 +181,7 @@ def argmax(input, dim=None, keepdim=False):
     return _arg(Argmax, input, dim, keepdim, mstype.int64)
 
 
-@functional("argmin")
+@functional("argmin", methods="argmin")
 def argmin(input, axis=None, keepdims=False):
     """``ops.argmin``: index of the first minimum along ``axis`` (flattened if None), int32."""
     return _arg(Argmin, input, axis, keepdims, mstype.int32)
@@ -222,6 +222,3 @@ def _t_argmax(self, axis=None, keepdims=False):
     return argmax(self, axis, keepdims)
 
 
-@functional(methods="argmin")
-def _t_argmin(self, axis=None, keepdims=False):
-    return argmin(self, axis, keepdims)

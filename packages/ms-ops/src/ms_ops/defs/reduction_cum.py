@@ -115,7 +115,7 @@ def cumsum(x, axis, dtype=None):
     return CumSum(_as(x, dtype), axis)
 
 
-@functional("cumprod")
+@functional("cumprod", methods="cumprod")
 def cumprod(input, dim, dtype=None):
     """``ops.cumprod``: running product along ``dim``; integers give int64 unless ``dtype``."""
     if dtype is None and input.dtype.kind in "biu":
@@ -132,6 +132,3 @@ def _t_cumsum(self, axis=None, dtype=None):
     return cumsum(self, axis, dtype)
 
 
-@functional(methods="cumprod")
-def _t_cumprod(self, dim, dtype=None):
-    return cumprod(self, dim, dtype)

@@ -131,7 +131,7 @@ def logsumexp(input, dim, keepdim=False):
     return LogSumExp(input, dim, keep_dims=keepdim)
 
 
-@functional("std")
+@functional("std", methods="std")
 def std(input, axis=None, ddof=0, keepdims=False):
     """``ops.std``: standard deviation over ``axis``, dividing by N - ``ddof``."""
     _check_float("std", input)
@@ -145,7 +145,7 @@ def std(input, axis=None, ddof=0, keepdims=False):
     return Mul(biased, math.sqrt(n / (n - ddof)) if n > ddof else math.nan)
 
 
-@functional("var")
+@functional("var", methods="var")
 def var(input, axis=None, ddof=0, keepdims=False):
     """``ops.var``: variance over ``axis``, dividing by N - ``ddof``."""
     from ms_ops.defs.arithmetic import Div, Mul, Sub
@@ -162,11 +162,3 @@ def _t_logsumexp(self, axis, keepdims=False):
     return logsumexp(self, axis, keepdims)
 
 
-@functional(methods="std")
-def _t_std(self, axis=None, ddof=0, keepdims=False):
-    return std(self, axis, ddof, keepdims)
-
-
-@functional(methods="var")
-def _t_var(self, axis=None, ddof=0, keepdims=False):
-    return var(self, axis, ddof, keepdims)
