@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from ms_ops import blas
@@ -64,7 +65,24 @@ def test_one_memory_bound_thread_beside_numpys_openblas():
 def test_mkl_is_set_up_without_touching_the_environment():
     code = ("import os; before = dict(os.environ); from ms_ops import blas; "
             "print(blas.backend().startswith('mkl'), dict(os.environ) == before, "
-            "blas._state['lib'].MKL_CBWR_Get(1))")
-    # MKL_CBWR_Get(MKL_CBWR_ALL=~0 is not needed): 1 is MKL_CBWR_BRANCH, the branch in use
-    ok, same, _ = _run(code).split()
-    assert ok == same == "True"
+            "blas._state['lib'].MKL_CBWR_Get(-1))")  # MKL_CBWR_ALL: branch | strict bit
+    assert _run(code).split() == ["True", "True", str(2 | 0x10000)]  # AUTO | STRICT
+    assert _run(code, MKL_CBWR="AUTO").split()[2] == "2"  # the user's setting wins
+
+
+def test_deterministic_on_repeats_bit_for_bit():
+    from ms_ops import functional as F
+    from ms_tensor import Tensor
+
+    set_context(deterministic="ON", runtime_num_threads=2)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 4, 32, 32), np.float32)
+    w = rng.standard_normal((8, 4, 3, 3), np.float32)
+    m = rng.standard_normal((256, 300), np.float32)
+
+    def run():  # fresh arrays each time: other addresses, other alignment
+        y = F.max_pool2d(F.conv2d(Tensor(x.copy()), Tensor(w.copy())), 2, 2)
+        z = F.matmul(Tensor(m.copy()), Tensor(m.T.copy()))
+        return y.asnumpy().tobytes() + z.asnumpy().tobytes()
+
+    assert run() == run()

@@ -62,9 +62,12 @@ def kernel_threads() -> int:
 
 
 def _blas_is_mkl() -> bool:
-    from ms_ops import blas
+    mkl = _state.get("mkl")
+    if mkl is None:  # decided once: the BLAS is chosen when it first loads
+        from ms_ops import blas
 
-    return blas.backend().startswith("mkl")
+        mkl = _state["mkl"] = blas.backend().startswith("mkl")
+    return mkl
 
 
 def openmp_runtime():
