@@ -400,6 +400,19 @@ for _name in SWEEP_PRIMITIVES_UNARY:
 for _name in SWEEP_PRIMITIVES_BINARY:
     case(f"sweep.ops.{_name}", "p23", "g23")(
         lambda ms, x, y, _n=_name: getattr(ms.ops, _n)()(x, y))
+#: nn layers and losses, built without arguments, called on one or two tensors
+SWEEP_NN_UNARY = (
+    "AvgPool1d ELU FastGelu Flatten GELU HSigmoid HSwish Identity LeakyReLU LogSoftmax "
+    "MaxPool1d ReLU ReLU6 SiLU Sigmoid Softmax Softsign Tanh"
+).split()
+SWEEP_NN_BINARY = (
+    "BCEWithLogitsLoss CrossEntropyLoss L1Loss MSELoss SmoothL1Loss "
+    "SoftmaxCrossEntropyWithLogits"
+).split()
+for _name in SWEEP_NN_UNARY:
+    case(f"sweep.nn.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.nn, _n)()(x))
+for _name in SWEEP_NN_BINARY:
+    case(f"sweep.nn.{_name}", "p23", "g23")(lambda ms, x, y, _n=_name: getattr(ms.nn, _n)()(x, y))
 for _name in SWEEP_UNARY:
     case(f"sweep.ops.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
     case(f"sweep.ops.{_name}/int32", "i23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))

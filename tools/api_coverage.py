@@ -60,7 +60,8 @@ def compared_names() -> dict[str, set[str]]:
     """``{ns: names}`` that the differential test against MindSpore calls.
 
     Read from the case ids of ``integration_tests/_api_cases.py``: ``ops.add/int32``,
-    ``sweep.Tensor.exp`` name ``mindspore.ops.add`` and ``mindspore.Tensor.exp``.
+    ``sweep.Tensor.exp``, ``sweep.nn.ReLU`` name ``mindspore.ops.add``,
+    ``mindspore.Tensor.exp`` and ``mindspore.nn.ReLU``.
     """
     spec = importlib.util.spec_from_file_location("_api_cases", CASES)
     cases = importlib.util.module_from_spec(spec)
@@ -68,7 +69,7 @@ def compared_names() -> dict[str, set[str]]:
     names: dict[str, set[str]] = defaultdict(set)
     for cid, _, _ in cases.CASES:
         where, _, name = cid.removeprefix("sweep.").split("/")[0].rpartition(".")
-        if where in ("ops", "Tensor") and name.isidentifier():
+        if where in ("ops", "Tensor", "nn") and name.isidentifier():
             names[f"mindspore.{where}"].add(name)
     return names
 
