@@ -7,11 +7,13 @@ parameters (read from the Parameter each time the graph runs); any other tensor 
 constant. ms-autodiff's backward pass and the optimizers' fused in-place updates are
 ordinary operator calls, so a whole training step traces into one graph.
 
-Anything the function does outside operators is not in the graph: Python control flow
-on tensor values is folded at the value it had while tracing (the AST capture mode
-converts it first), and writes into Parameter arrays with numpy are lost. The latter is
-detected: ``trace`` compares the Parameters of the traced Cells before and after, and
-refuses a trace whose Parameters changed without an operator writing them.
+Anything the function does outside operators is not in the graph, so it is refused
+rather than frozen: a Python read of a value that depends on the inputs (``float(t)``,
+``bool(t)``, so also Python control flow on tensors, which the AST capture mode converts
+first) raises at the line (``value_reads``); a tensor whose data is replaced outside
+operators raises ``TraceError``; and ``trace`` compares the Parameters of the traced
+Cells before and after, refusing a trace whose Parameters changed without an operator
+writing them (numpy writes).
 """
 
 from __future__ import annotations
