@@ -1,8 +1,8 @@
 """Matrix products through MKL when the ``mkl`` package is installed.
 
 numpy multiplies matrices with the OpenBLAS it bundles. On the shapes of a training step
-(batch 64 against 512-784 features) MKL, the BLAS PyTorch uses, is about 1.4x faster on
-this machine (64x784 @ 784x512: 221 us vs 160 us on 2 threads), and a step of an MLP is
+(batch 64 against 512-784 features) MKL, the BLAS PyTorch uses, is faster than OpenBLAS
+(docs/benchmarks.md has the numbers), and a step of an MLP is
 mostly its matrix products. So when ``pip install mkl`` (the ``ms-ops[mkl]`` extra) has
 put ``libmkl_rt`` in the environment, ``MatMul`` calls its ``cblas_?gemm`` directly (a
 Cython call through the function pointer, transposes passed as flags, no copies of

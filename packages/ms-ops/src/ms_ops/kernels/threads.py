@@ -9,11 +9,10 @@ its count explicitly (``num_threads`` clauses), and MKL is told through its API
 
 Memory-bound kernels (optimizer updates, pooling) use ``kernel_threads()``: the same count
 where MKL does the matrix products (its threads are the same libgomp team, so nothing
-else spins on the other cores: a Momentum update of an MLP's 670k parameters took 170 us
-on 2 threads instead of 317 on one), but one thread beside numpy's OpenBLAS unless the
-user set ``runtime_num_threads``: OpenBLAS's workers keep spinning after every product,
-and a second OpenMP thread fights them (MaxPool of 1M floats on 2 cores: 1.1 ms on one
-thread; 0.6 ms on two in a process without products, 9.8 ms right after one).
+else spins on the other cores), but one thread beside numpy's OpenBLAS unless the user
+set ``runtime_num_threads``: OpenBLAS's workers keep spinning after every product, and a
+second OpenMP thread fights them (right after a product, two threads of MaxPool are
+slower than one). docs/benchmarks.md has the measurements.
 
 Fork: libgomp's thread pool does not survive ``fork()`` (the child inherits a pool whose
 threads do not exist, and its first parallel region waits for them forever). A handler
