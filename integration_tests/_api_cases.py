@@ -44,6 +44,8 @@ def arrays():
         "probs": rng.uniform(0.05, 0.95, (2, 3)).astype(np.float32),
         "tgt01": (rng.random((2, 3)) > 0.5).astype(np.float32),
         "nchw": f(1, 2, 5, 5), "w_oihw": f(3, 2, 3, 3), "w34": f(4, 3), "bias4": f(4),
+        "np.img": rng.integers(0, 256, (6, 8, 3)).astype(np.uint8),
+        "np.f3": f(3), "np.labels": np.array([2, 0, 1], np.int32),
     }
 
 
@@ -425,6 +427,34 @@ for _name in SWEEP_METHODS:
 for _name in SWEEP_BINARY_METHODS:
     case(f"sweep.Tensor.{_name}", "p23", "g23")(lambda ms, x, y, _n=_name: getattr(x, _n)(y))
 
+# dataset transforms, called eagerly on numpy arrays (inputs named np.*)
+case("vision.Rescale", "np.img")(lambda ms, x: ms.dataset.vision.Rescale(1 / 255, -0.5)(x))
+case("vision.Normalize", "np.img")(
+    lambda ms, x: ms.dataset.vision.Normalize([120.0, 110.0, 100.0], [60.0, 50.0, 40.0])(x))
+case("vision.HWC2CHW", "np.img")(lambda ms, x: ms.dataset.vision.HWC2CHW()(x))
+case("vision.ToTensor", "np.img")(lambda ms, x: ms.dataset.vision.ToTensor()(x))
+case("vision.Resize/bilinear", "np.img")(lambda ms, x: ms.dataset.vision.Resize((4, 5))(x))
+case("vision.Resize/nearest", "np.img")(
+    lambda ms, x: ms.dataset.vision.Resize((4, 5), ms.dataset.vision.Inter.NEAREST)(x))
+case("vision.Resize/short_side", "np.img")(lambda ms, x: ms.dataset.vision.Resize(3)(x))
+case("vision.CenterCrop", "np.img")(lambda ms, x: ms.dataset.vision.CenterCrop(4)(x))
+case("vision.Pad", "np.img")(lambda ms, x: ms.dataset.vision.Pad(1)(x))
+case("vision.Pad/fill", "np.img")(lambda ms, x: ms.dataset.vision.Pad((1, 2), 7)(x))
+case("vision.ConvertColor/gray", "np.img")(
+    lambda ms, x: ms.dataset.vision.ConvertColor(ms.dataset.vision.ConvertMode.COLOR_RGB2GRAY)(x))
+case("transforms.TypeCast", "np.f3")(lambda ms, x: ms.dataset.transforms.TypeCast(ms.int32)(x))
+case("transforms.OneHot", "np.labels")(lambda ms, x: ms.dataset.transforms.OneHot(3)(x))
+case("transforms.Fill", "np.f3")(lambda ms, x: ms.dataset.transforms.Fill(0.5)(x))
+case("transforms.Duplicate", "np.f3")(lambda ms, x: ms.dataset.transforms.Duplicate()(x))
+case("transforms.Slice", "np.labels")(lambda ms, x: ms.dataset.transforms.Slice(slice(0, 2))(x))
+case("transforms.Mask", "np.labels")(
+    lambda ms, x: ms.dataset.transforms.Mask(ms.dataset.transforms.Relational.EQ, 2)(x))
+case("transforms.Concatenate", "np.labels")(
+    lambda ms, x: ms.dataset.transforms.Concatenate(0, np.array([7], np.int32))(x))
+case("transforms.Compose", "np.img")(
+    lambda ms, x: ms.dataset.transforms.Compose([ms.dataset.vision.HWC2CHW(),
+                                                 ms.dataset.transforms.TypeCast(ms.float32)])(x))
+
 # errors
 case("error.matmul_inner_dim", "f23", "g23")(lambda ms, x, y: ms.ops.matmul(x, y))
 case("error.reshape_size", "f23")(lambda ms, x: ms.ops.reshape(x, (4, 2)))
@@ -513,7 +543,8 @@ def encode(ms, out, key, values):
     if isinstance(out, np.ndarray):
         values[key] = out
         return {"kind": "ndarray", "dtype": str(out.dtype), "shape": list(out.shape)}
-    if isinstance(out, (tuple, list)) and any(isinstance(o, ms.Tensor) for o in out):
+    if isinstance(out, (tuple, list)) and any(isinstance(o, (ms.Tensor, np.ndarray))
+                                              for o in out):
         return {"kind": type(out).__name__,
                 "items": [encode(ms, o, f"{key}/{i}", values) for i, o in enumerate(out)]}
     if isinstance(out, (bool, int, float, tuple, list, type(None))):
@@ -533,8 +564,13 @@ def run(ms, data, only=None):
     meta, values = {}, {}
     for cid, fn, inputs in CASES:
         if only is None or cid in only:
-            meta[cid] = _call(ms, fn, [ms.Tensor(data[name]) for name in inputs], cid, values)
+            meta[cid] = _call(ms, fn, _inputs(ms, data, inputs), cid, values)
     return meta, values
+
+
+def _inputs(ms, data, names):
+    """The named arrays as Tensors; those named ``np.*`` stay numpy arrays."""
+    return [data[n] if n.startswith("np.") else ms.Tensor(data[n]) for n in names]
 
 
 def run_mindspore(ms, data):
@@ -550,7 +586,7 @@ def run_mindspore(ms, data):
     ms.runtime.launch_blocking()
     meta, values = {}, {}
     for cid, fn, inputs in CASES:
-        meta[cid] = _call(ms, fn, [ms.Tensor(data[name]) for name in inputs], cid, values)
+        meta[cid] = _call(ms, fn, _inputs(ms, data, inputs), cid, values)
         try:
             _pynative_executor.sync()
         except Exception as e:

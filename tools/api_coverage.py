@@ -60,17 +60,20 @@ def compared_names() -> dict[str, set[str]]:
     """``{ns: names}`` that the differential test against MindSpore calls.
 
     Read from the case ids of ``integration_tests/_api_cases.py``: ``ops.add/int32``,
-    ``sweep.Tensor.exp``, ``sweep.nn.ReLU`` name ``mindspore.ops.add``,
-    ``mindspore.Tensor.exp`` and ``mindspore.nn.ReLU``.
+    ``sweep.Tensor.exp``, ``vision.Resize/nearest`` name ``mindspore.ops.add``,
+    ``mindspore.Tensor.exp`` and ``mindspore.dataset.vision.Resize``.
     """
     spec = importlib.util.spec_from_file_location("_api_cases", CASES)
     cases = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cases)
+    spaces = {"ops": "mindspore.ops", "Tensor": "mindspore.Tensor", "nn": "mindspore.nn",
+              "vision": "mindspore.dataset.vision",
+              "transforms": "mindspore.dataset.transforms"}
     names: dict[str, set[str]] = defaultdict(set)
     for cid, _, _ in cases.CASES:
         where, _, name = cid.removeprefix("sweep.").split("/")[0].rpartition(".")
-        if where in ("ops", "Tensor", "nn") and name.isidentifier():
-            names[f"mindspore.{where}"].add(name)
+        if where in spaces and name.isidentifier():
+            names[spaces[where]].add(name)
     return names
 
 
