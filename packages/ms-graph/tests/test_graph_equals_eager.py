@@ -187,3 +187,33 @@ def test_python_float_arguments_are_constants_in_a_bounded_cache():
     assert f.misses == 100
     f(x, 99.0)  # the most recently used stay
     assert f.misses == 100
+
+
+def test_variable_set_in_one_branch_and_assigned_again_before_use():
+    """Found by the fuzzer: refused although eager runs it."""
+    @ms_graph.jit
+    def f(a):
+        if a.sum() > 0.5:
+            a = a * 2
+        else:
+            m = ops.zeros_like(a)
+            a = a + m
+        m = ops.zeros_like(a)
+        m[0] = a[0]
+        return a + m
+
+    for v in (1.0, -1.0):
+        x = Tensor(np.full(3, v, np.float32))
+        np.testing.assert_array_equal(f(x).asnumpy(), f.fn(x).asnumpy())
+
+
+def test_variable_set_in_one_branch_and_read_after_names_the_if():
+    @ms_graph.jit
+    def f(a):
+        if a.sum() > 0.5:
+            m = a * 2
+        return a + m
+
+    with pytest.raises(GraphSyntaxError, match="'m' is assigned on only one path") as e:
+        f(_t(1.0))
+    assert e.value.lineno == f.fn.__code__.co_firstlineno + 2  # the if

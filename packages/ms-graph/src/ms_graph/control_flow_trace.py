@@ -30,23 +30,33 @@ _PAUSED = object()
 
 
 class Undefined:
-    """The value of a variable that is not assigned yet (set only in some branches)."""
+    """The value of a variable that is not assigned yet (set only in some branches).
 
-    __slots__ = ("name",)
+    After a tensor-dependent ``if`` that assigns it on one path only, it carries the
+    ``GraphSyntaxError`` to raise when it is used (``error``: message and location), so
+    that a variable assigned again before its next use is no error, as in Python.
+    """
 
-    def __init__(self, name: str):
+    __slots__ = ("name", "error")
+
+    def __init__(self, name: str, error: tuple | None = None):
         self.name = name
+        self.error = error
 
     def __repr__(self) -> str:
         return f"<undefined {self.name}>"
 
-    def __bool__(self):
+    def _raise(self, use: str):
+        if self.error is not None:
+            raise GraphSyntaxError(*self.error)
         raise NameError(f"name {self.name!r} is not defined (it is assigned only on some "
-                        "paths through the code before this use)")
+                        f"paths through the code before this use{use})")
+
+    def __bool__(self):
+        self._raise("")
 
     def __getattr__(self, attr):
-        raise NameError(f"name {self.name!r} is not defined (it is assigned only on some "
-                        f"paths through the code before this use of .{attr})")
+        self._raise(f" of .{attr}")
 
 
 def current_trace():

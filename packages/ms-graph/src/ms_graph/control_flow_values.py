@@ -117,12 +117,13 @@ def _merge(a_leaves, b_leaves, names, construct, where):
                     "reshape one of them, or use a Python condition so the branch is chosen "
                     "at compile time)", *_loc(where))
         elif isinstance(a, Undefined) or isinstance(b, Undefined):
+            # An error only if the variable is read before it is assigned again (fuzzer).
             name = (a if isinstance(a, Undefined) else b).name
-            raise GraphSyntaxError(
+            a_leaves[i] = b_leaves[i] = Undefined(name, (
                 f"variable {name!r} is assigned on only one path of the tensor-dependent "
                 f"{construct}{_at(where)} and used after it; assign it before the "
                 f"{construct.split()[0]} (for example {name} = zeros_like(...)) so that "
-                "it has a value on every path", *_loc(where))
+                "it has a value on every path", *_loc(where)))
         elif ta != tb or not _same_static(a, b):
             raise GraphSyntaxError(
                 f"{names[i]} is {_describe(a)} on one path and {_describe(b)} on the other "

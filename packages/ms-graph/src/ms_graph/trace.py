@@ -249,6 +249,22 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
+def _check_defined(tree) -> None:
+    """A result that is a variable set on one path of a tensor ``if`` only raises the
+    error it carries (``control_flow_trace.Undefined``)."""
+    from ms_graph.control_flow_trace import Undefined  # it imports this module
+
+    if isinstance(tree, Static):
+        if isinstance(tree.value, Undefined):
+            tree.value._raise("")
+    elif type(tree) in (tuple, list):
+        for x in tree:
+            _check_defined(x)
+    elif type(tree) is dict:
+        for x in tree.values():
+            _check_defined(x)
+
+
 def _recursion_error(e: RecursionError, name: str):
     """Name the function that recursed without end: capture runs both branches of a
     tensor-dependent ``if``, so recursion stopped by a Tensor condition never stops."""
@@ -299,6 +315,7 @@ def trace_and_run(fn, args=(), kwargs=None, name: str | None = None, check_param
             raise _recursion_error(e, name) from None
         out_leaves: list = []
         out_tree = flatten(result, out_leaves)
+        _check_defined(out_tree)
         graph = tracer.graph
         graph.outputs = [tracer.value_of(t) for t in out_leaves]
         graph.out_tree = out_tree
