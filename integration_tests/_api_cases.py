@@ -9,6 +9,7 @@ so both frameworks execute the very same calls.
 """
 
 import json
+import os
 import sys
 
 import numpy as np
@@ -351,81 +352,26 @@ case("Tensor.[list_index]", "f34")(lambda ms, x: x[[0, 2]])
 case("Tensor.[ellipsis_int]", "f234")(lambda ms, x: x[..., 1])
 case("Tensor.[tensor_bool_scalar]", "f23")(lambda ms, x: x[x > 10])
 
-# a sweep: every function and method that both frameworks have and that MindSpore 2.10
-# accepts with one positive float32 (2, 3) tensor (unary), or that and a second (binary);
-# selected once by calling each name in MindSpore (random ones and the example plugin's
-# mish left out); the unary ones run on an int32 tensor too
-SWEEP_UNARY = (
-    "abs absolute acos acosh all amax amin any arccos arccosh arcsin arcsinh arctan arctanh "
-    "argmax argmin asin asinh atan atanh ceil cos cosh elu erf erfc exp exp2 expm1 fast_gelu "
-    "flatten floor gelu hardshrink hardsigmoid hardswish identity isfinite isinf isnan "
-    "leaky_relu log log10 log1p log2 log_softmax logical_not mean neg negative ones_like "
-    "prod reciprocal relu relu6 round rsqrt sigmoid sign silu sin sinh softmax softplus "
-    "softshrink softsign sqrt square squeeze stack std stop_gradient sum tan tanh trunc var "
-    "zeros_like"
-).split()
-SWEEP_BINARY = (
-    "add arctan2 assign assign_add assign_sub atan2 binary_cross_entropy_with_logits clamp clip "
-    "clip_by_value cross_entropy dense div divide eq equal floor_div floor_divide floor_mod "
-    "fmod ge greater greater_equal gt isclose l1_loss le less less_equal logical_and logical_or "
-    "logical_xor lt maximum minimum mse_loss mul multiply ne not_equal pow remainder "
-    "smooth_l1_loss sub subtract tensor_pow true_divide"
-).split()
-SWEEP_METHODS = (
-    "abs absolute acos acosh all amax amin any arccos arccosh arcsin arcsinh arctan arctanh "
-    "argmax argmin asin asinh atan atanh ceil copy cos cosh cumsum erf erfc exp expm1 flatten "
-    "floor hardshrink isfinite isinf isnan log log10 log1p log2 logical_not max mean min neg "
-    "permute prod ravel reciprocal round rsqrt sigmoid sign sin sinh sqrt square squeeze std "
-    "sum tan tanh transpose trunc var"
-).split()
-SWEEP_BINARY_METHODS = (
-    "add arctan2 assign_value atan2 clamp clip div eq equal floor_divide fmod ge greater "
-    "greater_equal gt isclose le less less_equal logical_and logical_or logical_xor lt maximum "
-    "minimum mul ne not_equal pow remainder sub"
-).split()
-#: Primitive classes, built without arguments, called on one or two tensors
-SWEEP_PRIMITIVES_UNARY = (
-    "ACos Abs Acosh Argmax Argmin Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Erfc Exp Expm1 "
-    "FastGeLU Flatten Floor GeLU HShrink HSigmoid HSwish Identity IsFinite IsInf IsNan Log "
-    "Log1p LogSoftmax LogicalNot Neg OnesLike ReLU ReLU6 Reciprocal ReduceAll ReduceAny "
-    "ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum Round Rsqrt Sigmoid Sign Sin Sinh "
-    "SoftShrink Softmax Softplus Softsign Sqrt Square Squeeze Stack StopGradient Tan Tanh Trunc "
-    "ZerosLike"
-).split()
-SWEEP_PRIMITIVES_BINARY = (
-    "Add Atan2 BCEWithLogitsLoss Dense Div Equal FloorDiv FloorMod Greater GreaterEqual IsClose "
-    "Less LessEqual LogicalAnd LogicalOr LogicalXor Maximum Minimum Mod Mul NotEqual Pow "
-    "SmoothL1Loss SquaredDifference Sub"
-).split()
-for _name in SWEEP_PRIMITIVES_UNARY:
-    case(f"sweep.ops.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)()(x))
-for _name in SWEEP_PRIMITIVES_BINARY:
-    case(f"sweep.ops.{_name}", "p23", "g23")(
-        lambda ms, x, y, _n=_name: getattr(ms.ops, _n)()(x, y))
-#: nn layers and losses, built without arguments, called on one or two tensors
-SWEEP_NN_UNARY = (
-    "AvgPool1d ELU FastGelu Flatten GELU HSigmoid HSwish Identity LeakyReLU LogSoftmax "
-    "MaxPool1d ReLU ReLU6 SiLU Sigmoid Softmax Softsign Tanh"
-).split()
-SWEEP_NN_BINARY = (
-    "BCEWithLogitsLoss CrossEntropyLoss L1Loss MSELoss SmoothL1Loss "
-    "SoftmaxCrossEntropyWithLogits"
-).split()
-for _name in SWEEP_NN_UNARY:
-    case(f"sweep.nn.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.nn, _n)()(x))
-for _name in SWEEP_NN_BINARY:
-    case(f"sweep.nn.{_name}", "p23", "g23")(lambda ms, x, y, _n=_name: getattr(ms.nn, _n)()(x, y))
-for _name in SWEEP_UNARY:
-    case(f"sweep.ops.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
-    case(f"sweep.ops.{_name}/int32", "i23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
-for _name in SWEEP_BINARY:
-    case(f"sweep.ops.{_name}", "p23", "g23")(
-        lambda ms, x, y, _n=_name: getattr(ms.ops, _n)(x, y))
-for _name in SWEEP_METHODS:
-    case(f"sweep.Tensor.{_name}", "p23")(lambda ms, x, _n=_name: getattr(x, _n)())
-    case(f"sweep.Tensor.{_name}/int32", "i23")(lambda ms, x, _n=_name: getattr(x, _n)())
-for _name in SWEEP_BINARY_METHODS:
-    case(f"sweep.Tensor.{_name}", "p23", "g23")(lambda ms, x, y, _n=_name: getattr(x, _n)(y))
+# a sweep of every function, Primitive, nn layer and Tensor method that both frameworks
+# have and that MindSpore 2.10 accepts with one or two float32 tensors (_api_sweep.json
+# says how they were chosen); the unary functions and methods run on an int32 tensor too
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_api_sweep.json")) as _fh:
+    SWEEP = json.load(_fh)
+_CALL = {
+    "ops": lambda ms, name, args: getattr(ms.ops, name)(*args),
+    "Tensor": lambda ms, name, args: getattr(args[0], name)(*args[1:]),
+    "primitives": lambda ms, name, args: getattr(ms.ops, name)()(*args),
+    "nn": lambda ms, name, args: getattr(ms.nn, name)()(*args),
+}
+for _kind, _call in _CALL.items():
+    for _arity, _names in SWEEP[_kind].items():
+        for _name in _names:
+            _cid = f"sweep.{'ops' if _kind == 'primitives' else _kind}.{_name}"
+            def _fn(ms, *a, _c=_call, _n=_name):
+                return _c(ms, _n, a)
+            case(_cid, *(("p23",) if _arity == "unary" else ("p23", "g23")))(_fn)
+            if _arity == "unary" and _kind in ("ops", "Tensor"):
+                case(_cid + "/int32", "i23")(_fn)
 
 # dataset transforms, called eagerly on numpy arrays (inputs named np.*)
 case("vision.Rescale", "np.img")(lambda ms, x: ms.dataset.vision.Rescale(1 / 255, -0.5)(x))
