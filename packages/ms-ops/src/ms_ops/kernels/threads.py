@@ -81,6 +81,7 @@ def openmp_runtime():
 def _release_pool() -> None:
     """Before a fork: end this thread's OpenMP workers, so no child inherits them."""
     gomp = openmp_runtime()
+    _state["gomp_loaded"] = gomp is not None  # the child must not dlopen to find out
     if gomp is None:
         return
     pause = getattr(gomp, "omp_pause_resource_all", None)
@@ -89,7 +90,7 @@ def _release_pool() -> None:
 
 
 def _after_fork_in_child() -> None:
-    if openmp_runtime() is not None and not _state.get("paused", False):
+    if _state.get("gomp_loaded") and not _state.get("paused", False):
         _state["forked_unsafe"] = True
         from ms_ops import blas
 
