@@ -84,18 +84,41 @@ HELLO_ENTRIES = [
     "function Squareplus - hello",
     "function squareplus - hello",
     "kernel Squareplus CPU hello",
+    "op_sample Squareplus - hello",
     "primitive Squareplus - hello",
     "tensor_method squareplus - hello",
 ]
 
+# The installed operator eagerly, under grad, and compiled by ms_graph.jit.
 _USE_HELLO = """
 import numpy as np
+import ms_autodiff
+import ms_graph
 import ms_ops
 from ms_tensor import Tensor
 x = Tensor(np.array([-2.0, 0.0, 2.0], np.float32))
 assert "squareplus" in dir(ms_ops.functional)
 print(ms_ops.squareplus(x).asnumpy().astype(float).round(5).tolist(), x.squareplus(b=1.0).dtype,
       ms_ops.Squareplus(b=1.0)(x).shape)
+g = ms_autodiff.grad(lambda t: ms_ops.squareplus(t).sum())(x)
+print(g.asnumpy().astype(float).round(4).tolist())
+f = ms_graph.jit(lambda t: ms_ops.squareplus(t) * 2)
+print(f(x).asnumpy().astype(float).round(5).tolist(), f(x + 1).shape)
+
+
+def total(t):
+    return ms_ops.squareplus(t).sum()
+
+
+grad_total = ms_autodiff.grad(total)
+
+
+@ms_graph.jit
+def step(t):  # the gradient rule compiled into the graph
+    return grad_total(t)
+
+
+print(step(x).asnumpy().astype(float).round(4).tolist())
 """
 
 _GONE = """
@@ -139,9 +162,12 @@ def test_plugin_tutorial_install_use_uninstall(tmp_path):
     assert "primitive Mish - example" in lines and "tensor_method mish - example" in lines
     assert set(before) <= set(lines)  # the plugins add; they replace nothing
 
-    out = env.py("-c", _USE_HELLO).stdout.split()
-    assert out[:3] == ["[0.41421,", "1.0,", "2.41421]"]
-    assert out[3:] == ["Float32", "(3,)"]
+    script = tmp_path / "use_hello.py"  # a file: graph mode reads the source it compiles
+    script.write_text(_USE_HELLO, encoding="utf-8")
+    out = env.py(script).stdout.splitlines()
+    assert out[0].split() == ["[0.41421,", "1.0,", "2.41421]", "Float32", "(3,)"]
+    assert out[1] == out[3] == "[0.1464, 0.5, 0.8536]"  # (1 + x / sqrt(x**2 + 4)) / 2
+    assert out[2] == "[0.82843, 2.0, 4.82843] (3,)"
 
     # the tutorial's tests and the example's tests, run against the installed plugins
     shutil.rmtree(example / "src")

@@ -73,6 +73,8 @@ def info(argv: list[str]) -> int:
         print(f"  {kind} ({sum(map(len, plugins.values()))}):")
         for plugin in sorted(plugins):
             print("\n".join(_wrapped(f"    [{plugin}] ", plugins[plugin])))
+    for c in reg.conflicts:  # registrations dropped because another plugin owns the name
+        print(f"conflict: {c}")
     return 0
 
 

@@ -2,13 +2,50 @@
 
 ``jit`` compiles a function or a Cell's ``construct`` per input signature; ``trace``
 captures one call as an ``ir.Graph``; ``compile`` gives the runnable graph of one call.
+
+The names load on first use: every process's registry imports ``ms_graph.plugin`` (and
+so this package) on its first operator call, which must not load the compiler.
 """
 
-from ms_graph import ir
-from ms_graph.convert.errors import GraphSyntaxError
-from ms_graph.executor import Executable
-from ms_graph.jit import compile, jit
-from ms_graph.trace import TraceError, trace
+import importlib
+import sys
+import types
 
 __version__ = "0.1.0"
 __all__ = ["ir", "jit", "trace", "compile", "Executable", "TraceError", "GraphSyntaxError"]
+
+_LAZY = {
+    "ir": ("ms_graph.ir", None),
+    "GraphSyntaxError": ("ms_graph.convert.errors", "GraphSyntaxError"),
+    "Executable": ("ms_graph.executor", "Executable"),
+    "jit": ("ms_graph.jit", "jit"),
+    "compile": ("ms_graph.jit", "compile"),
+    "trace": ("ms_graph.trace", "trace"),
+    "TraceError": ("ms_graph.trace", "TraceError"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ms_graph' has no attribute {name!r}")
+    for each, (module, attr) in _LAZY.items():  # all at once, in this order, as ever
+        value = importlib.import_module(module)
+        globals()[each] = value if attr is None else getattr(value, attr)
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Importing the submodules ``ms_graph.jit`` and ``ms_graph.trace`` sets package
+    attributes of those names; the functions ``jit`` and ``trace`` keep them."""
+
+    def __setattr__(self, name, value):
+        if name in ("jit", "trace") and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

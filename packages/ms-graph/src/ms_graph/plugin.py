@@ -1,25 +1,18 @@
-"""ms-graph's hookimpls: its optimization passes join the registry, where a plugin's
-own passes join them (``registry.add_pass(name, fn, stage="optimize")``)."""
+"""ms-graph's hookimpl: its optimization passes join the registry, where a plugin's own
+passes join them (``registry.add_pass(name, fn, stage="optimize")``).
+
+The passes are registered as ``"module:run"`` strings, in ``passes.ORDER``: the registry
+imports a pass when a graph is first optimized, so an eager program never loads them.
+"""
 
 from __future__ import annotations
 
-import importlib
-
+from ms_graph.passes import ORDER
 from ms_tensor.hookspecs import hookimpl
-
-# The passes in the order they run: (registry name, module under ms_graph.passes).
-PASSES = (
-    ("inline", "inline"),
-    ("const_fold", "const_fold"),
-    ("algebraic", "algebraic"),
-    ("cse", "cse"),
-    ("fuse_elementwise", "fuse_elementwise"),
-    ("dce", "dce"),
-)
+from ms_tensor.registry import RegistryView
 
 
 @hookimpl
-def ms_register_passes(registry):
-    for name, module in PASSES:
-        mod = importlib.import_module(f"ms_graph.passes.{module}")
-        registry.add_pass(name, mod.run, stage="optimize")
+def ms_register_passes(registry: RegistryView) -> None:
+    for name in ORDER:
+        registry.add_pass(name, f"ms_graph.passes.{name}:run", stage="optimize")

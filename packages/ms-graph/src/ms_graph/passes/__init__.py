@@ -1,8 +1,8 @@
 """Graph optimization passes, one module each, every one ``run(graph) -> graph``.
 
-They rewrite the graph in place (and return it). ``ms_graph.plugin`` registers them with
-the ``ms_register_passes`` hook, in the order they should run; ``run_all`` applies that
-same order directly (tests, and callers that want the passes without the registry).
+They rewrite the graph in place (and return it). ``ORDER`` is the one order they run in:
+``ms_graph.plugin`` registers them in it (as lazy ``"module:run"`` entries), and ``run_all``
+applies it directly (tests, and callers that want the passes without the registry).
 """
 
 from __future__ import annotations
