@@ -68,7 +68,7 @@ def compared_names() -> dict[str, set[str]]:
     spec.loader.exec_module(cases)
     spaces = {"ops": "mindspore.ops", "Tensor": "mindspore.Tensor", "nn": "mindspore.nn",
               "vision": "mindspore.dataset.vision",
-              "transforms": "mindspore.dataset.transforms"}
+              "transforms": "mindspore.dataset.transforms", "train": "mindspore.train"}
     names: dict[str, set[str]] = defaultdict(set)
     for cid, _, _ in cases.CASES:
         where, _, name = cid.removeprefix("sweep.").split("/")[0].rpartition(".")
