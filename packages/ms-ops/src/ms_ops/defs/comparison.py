@@ -34,7 +34,7 @@ def _bitwise(name: str, doc: str, **names) -> OpDef:
                  differentiable=False, doc=doc, **names)
 
 
-# Sample inputs shared by several operators: Samples for comparisons, predicates,
+# Samples for comparisons, predicates,
 # logical and bitwise operators. None is differentiable: the suite checks that their
 # outputs are bool (or int for the bitwise ones). The float samples include equal pairs
 # so Equal/LessEqual see both answers.

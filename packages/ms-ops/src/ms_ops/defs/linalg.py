@@ -7,7 +7,6 @@ import numpy as np
 
 from ms_ops.blas import matmul as blas_matmul
 from ms_ops.defs._grad_util import sum_to, wanted
-from ms_ops.dispatch import execute
 from ms_ops.infer import broadcast_shapes, check_dtype
 from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec, functional
 
@@ -39,31 +38,25 @@ def matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
     return np.dot(x.T if transpose_a else x, y.T if transpose_b else y, out=out)
 
 
-def _transposes(ta: bool, tb: bool) -> dict:
-    return {"transpose_a": ta, "transpose_b": tb}
-
-
-# Complete attribute dicts, made once: the rules below call ``execute`` with them directly
-# (the gradients of every training step's matrix products run through here).
-_NN, _NT, _TN, _TT = (_transposes(False, False), _transposes(False, True),
-                      _transposes(True, False), _transposes(True, True))
-
-
 def _matmul_grads(op, x, y, dout, ta, tb):
     """(dx, dy) of ``op(x, y)``; each is None unless the caller wants it."""
     if not ta and not tb:
-        gx, gy = ((dout, y), _NT), ((x, dout), _TN)
+        gx, gy = (dout, y, False, True), (x, dout, True, False)
     elif not ta:
-        gx, gy = ((dout, y), _NN), ((dout, x), _TN)
+        gx, gy = (dout, y, False, False), (dout, x, True, False)
     elif not tb:
-        gx, gy = ((y, dout), _NT), ((x, dout), _NN)
+        gx, gy = (y, dout, False, True), (x, dout, False, False)
     else:
-        gx, gy = ((y, dout), _TT), ((dout, x), _TT)
-    return (execute(op, gx[0], gx[1]) if wanted(0) else None,
-            execute(op, gy[0], gy[1]) if wanted(1) else None)
+        gx, gy = (y, dout, True, True), (dout, x, True, True)
+    return (_product(op, *gx) if wanted(0) else None,
+            _product(op, *gy) if wanted(1) else None)
 
 
-# Sample inputs shared by several operators: Samples for MatMul and BatchMatMul (every
+def _product(op, a, b, ta, tb):
+    return op(a, b, transpose_a=ta, transpose_b=tb)
+
+
+# Samples for MatMul and BatchMatMul (every
 # transpose combination) and Dense (with and without bias, 1-d to 3-d inputs).
 FLAGS = [(False, False), (False, True), (True, False), (True, True)]
 
@@ -173,10 +166,10 @@ def dense_bprop(x, w, b, out, dout):
     d2 = Reshape(dout, (-1, dout.shape[-1])) if flat else dout
     dx = dw = db = None
     if wanted(0):
-        dx = execute(MatMul, (d2, w), _NN)
+        dx = MatMul(d2, w)
         dx = Reshape(dx, x.shape) if flat else dx
     if wanted(1):
-        dw = execute(MatMul, (d2, Reshape(x, (-1, x.shape[-1])) if flat else x), _TN)
+        dw = MatMul(d2, Reshape(x, (-1, x.shape[-1])) if flat else x, transpose_a=True)
     if b is not None and wanted(2):
         db = ReduceSum(d2, (0,), keep_dims=False)
     return dx, dw, db

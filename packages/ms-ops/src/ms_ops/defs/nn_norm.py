@@ -132,7 +132,7 @@ def _channel_sum(v, axis):
     return reduction.ReduceSum(v, tuple(i for i in range(v.ndim) if i != axis))
 
 
-# Sample inputs shared by several operators: Samples for BatchNorm (and its gradient
+# Samples for BatchNorm (and its gradient
 # operator), LayerNorm and L2Normalize: training and inference, NCHW, NHWC and 2-d
 # inputs, several normalized axes, and L2Normalize on both sides of its ``epsilon``
 # floor.

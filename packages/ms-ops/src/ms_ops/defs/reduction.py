@@ -118,7 +118,7 @@ def _widen_int(x, dtype):
     return x
 
 
-# Sample inputs shared by several operators: Samples for
+# Samples for
 # ReduceSum/Mean/Prod/Max/Min/All/Any over several axes, with and without ``keep_dims``.
 # ReduceMax/Min get distinct values (no ties), ReduceProd values away from zero,
 # ReduceAll/Any bool masks.

@@ -100,7 +100,7 @@ def _extremum(with_value, reduce, input, axis, keepdims):
     return value, index
 
 
-# Sample inputs shared by several operators: Samples for Argmax/Argmin and
+# Samples for Argmax/Argmin and
 # ArgMaxWithValue/ArgMinWithValue: distinct values (no ties, where the index would
 # jump), several axes, ``keep_dims`` both ways.
 def _distinct(rng, shape):

@@ -49,7 +49,7 @@ def _as(x, dtype):
     return x if dtype is None or x.dtype is dtype else array.Cast(x, dtype)
 
 
-# Sample inputs shared by several operators: Samples for CumSum and CumProd along each
+# Samples for CumSum and CumProd along each
 # axis, with ``exclusive`` and ``reverse``. CumProd also gets inputs holding a zero,
 # where dividing by x would not give its gradient.
 FLAGS = [(False, False), (True, False), (False, True), (True, True)]
