@@ -294,7 +294,7 @@ def _add_bias(out, bias, name):
     return arithmetic.Add(out, array.Reshape(bias, (1, out.shape[1], 1, 1)))
 
 
-# Sample inputs shared by several operators: Samples for Conv2D and its two gradient
+# Samples for Conv2D and its two gradient
 # operators: padding modes, stride, dilation and groups on small NCHW inputs.
 # (x shape, weight shape, attrs)
 _CASES = (
