@@ -193,11 +193,10 @@ def _gather_at(dx, argmax):
     return array.Reshape(picked, tuple(argmax.shape))
 
 
-# Samples for the pooling operators and their
-# gradient operators. Inputs of max pooling hold distinct values spaced well apart (a
-# permutation plus small noise), so no window has a tie that finite differences could
-# flip. The gradient operators get the forward results (``out_origin``, ``argmax``)
-# computed by the forward operator itself.
+# Samples for the pooling operators and their gradient operators. Inputs of max pooling
+# hold distinct values spaced well apart (a permutation plus small noise), so no window
+# has a tie that finite differences could flip. The gradient operators get the forward
+# results (``out_origin``, ``argmax``) computed by the forward operator itself.
 def distinct(rng, shape):
     """Values 0.2 or more apart in a random order: maxima stay put under small probes."""
     n = int(np.prod(shape))

@@ -108,10 +108,9 @@ def _shrink_mask(dout, x, lambd):
     return Add(_mask(dout, x, lambd), _mask(dout, Neg(x), lambd))
 
 
-# Samples for the activations: piecewise ones
-# (ReLU, ReLU6, HSwish, shrinks, ...) get values at least 0.2 away from their
-# breakpoints; Softmax and LogSoftmax are sampled along several axes; attributes that
-# change the math get a second value.
+# Samples for the activations: piecewise ones (ReLU, ReLU6, HSwish, shrinks, ...) get
+# values at least 0.2 away from their breakpoints; Softmax and LogSoftmax are sampled
+# along several axes; attributes that change the math get a second value.
 def _away_from(breaks, lo=-4.0, hi=4.0, gap=0.2):
     """Uniform values in [lo, hi], redrawn until each is ``gap`` from every breakpoint."""
     def values(rng, shape):

@@ -68,9 +68,9 @@ def _unbounded(x: Tensor, upper: bool):
     return math.inf if upper else -math.inf
 
 
-# Samples for the arithmetic family:
-# broadcasting shapes for every binary operator, divisors and magnitudes kept away from
-# zero, and quotients kept away from integers (where FloorDiv, FloorMod and Mod jump).
+# Samples for the arithmetic family: broadcasting shapes for every binary operator,
+# divisors and magnitudes kept away from zero, and quotients kept away from integers
+# (where FloorDiv, FloorMod and Mod jump).
 BROADCAST = [((2, 3), (2, 3)), ((2, 1, 3), (4, 1)), ((3,), (2, 3))]
 
 

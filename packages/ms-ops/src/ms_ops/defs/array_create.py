@@ -77,8 +77,7 @@ def _typed(*bounds):
     return tuple(np.asarray(b) if isinstance(b, (int, float)) else b for b in bounds)
 
 
-# Samples for the creation operators (Fill,
-# Zeros, Range, Eye, OneHot, ...).
+# Samples for the creation operators (Fill, Zeros, Range, Eye, OneHot, ...).
 def _constant(rng):
     yield ((2, 3), mstype.float32), {}
     yield ((4,), None), {}

@@ -22,8 +22,7 @@ def _assign_infer(variable, value):
 _ARGS = (Arg("variable", promote=False), Arg("value", promote=False))
 
 
-# Samples for the in-place assignments (they
-# only need to run).
+# Samples for the in-place assignments (they only need to run).
 def _assign(rng):
     yield (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {}
     yield (rng.standard_normal((2, 3)), rng.standard_normal((3,))), {}

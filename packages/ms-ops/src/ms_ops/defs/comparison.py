@@ -34,10 +34,9 @@ def _bitwise(name: str, doc: str, **names) -> OpDef:
                  differentiable=False, doc=doc, **names)
 
 
-# Samples for comparisons, predicates,
-# logical and bitwise operators. None is differentiable: the suite checks that their
-# outputs are bool (or int for the bitwise ones). The float samples include equal pairs
-# so Equal/LessEqual see both answers.
+# Samples for comparisons, predicates, logical and bitwise operators. None is
+# differentiable: the suite checks that their outputs are bool (or int for the bitwise
+# ones). The float samples include equal pairs so Equal/LessEqual see both answers.
 def _compare(rng):
     x = rng.standard_normal((2, 3))
     y = x.copy()

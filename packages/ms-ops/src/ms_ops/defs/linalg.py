@@ -56,8 +56,8 @@ def _product(op, a, b, ta, tb):
     return op(a, b, transpose_a=ta, transpose_b=tb)
 
 
-# Samples for MatMul and BatchMatMul (every
-# transpose combination) and Dense (with and without bias, 1-d to 3-d inputs).
+# Samples for MatMul and BatchMatMul (every transpose combination) and Dense (with and
+# without bias, 1-d to 3-d inputs).
 FLAGS = [(False, False), (False, True), (True, False), (True, True)]
 
 

@@ -115,10 +115,9 @@ def round_(input, *, decimals=0):
     return Round(input, decimals)
 
 
-# Samples for the elementwise math functions:
-# each inside its smooth domain (logs and roots on positive values, asin/acos/atanh
-# inside (-1, 1), acosh above 1), and the rounding functions away from the points where
-# they jump.
+# Samples for the elementwise math functions: each inside its smooth domain (logs and
+# roots on positive values, asin/acos/atanh inside (-1, 1), acosh above 1), and the
+# rounding functions away from the points where they jump.
 def _uniform(lo, hi, shape=(2, 3)):
     def sample(rng):
         yield (rng.uniform(lo, hi, shape),), {}

@@ -294,9 +294,8 @@ def _add_bias(out, bias, name):
     return arithmetic.Add(out, array.Reshape(bias, (1, out.shape[1], 1, 1)))
 
 
-# Samples for Conv2D and its two gradient
-# operators: padding modes, stride, dilation and groups on small NCHW inputs.
-# (x shape, weight shape, attrs)
+# Samples for Conv2D and its two gradient operators: padding modes, stride, dilation and
+# groups on small NCHW inputs. (x shape, weight shape, attrs)
 _CASES = (
     ((1, 2, 4, 3), (2, 2, 2, 2), {}),
     ((1, 2, 4, 4), (2, 2, 3, 3), {"pad_mode": "same", "stride": 2}),

@@ -127,11 +127,10 @@ def _per_class(weight, ndim):
     return array.Reshape(weight, (1, -1) + (1,) * (ndim - 2))
 
 
-# Samples for the loss primitives: every
-# ``reduction``, class weights, an ``ignore_index`` that some labels hit, (N, C, d)
-# inputs for NLLLoss, probabilities inside (0, 1) for BinaryCrossEntropy, and
-# SmoothL1Loss differences away from ``beta`` (where it switches from quadratic to
-# linear).
+# Samples for the loss primitives: every ``reduction``, class weights, an
+# ``ignore_index`` that some labels hit, (N, C, d) inputs for NLLLoss, probabilities
+# inside (0, 1) for BinaryCrossEntropy, and SmoothL1Loss differences away from ``beta``
+# (where it switches from quadratic to linear).
 REDUCTIONS = ("none", "mean", "sum")
 
 

@@ -132,10 +132,9 @@ def _channel_sum(v, axis):
     return reduction.ReduceSum(v, tuple(i for i in range(v.ndim) if i != axis))
 
 
-# Samples for BatchNorm (and its gradient
-# operator), LayerNorm and L2Normalize: training and inference, NCHW, NHWC and 2-d
-# inputs, several normalized axes, and L2Normalize on both sides of its ``epsilon``
-# floor.
+# Samples for BatchNorm (and its gradient operator), LayerNorm and L2Normalize: training
+# and inference, NCHW, NHWC and 2-d inputs, several normalized axes, and L2Normalize on
+# both sides of its ``epsilon`` floor.
 LAYOUTS = [((2, 3, 2, 2), "NCHW"), ((4, 3), "NCHW"), ((2, 2, 3), "NHWC")]
 
 

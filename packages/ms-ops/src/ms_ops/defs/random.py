@@ -155,8 +155,7 @@ def _randint(fn, low, high, size, seed, dtype):
     return _cast(out, dtype)
 
 
-# Samples for the random operators (they are
-# only run, with fixed seeds).
+# Samples for the random operators (they are only run, with fixed seeds).
 def _sampler(rng):
     yield ((2, 3),), {"seed": 1, "seed2": 2}
     yield ((4,),), {}

@@ -118,10 +118,9 @@ def _widen_int(x, dtype):
     return x
 
 
-# Samples for
-# ReduceSum/Mean/Prod/Max/Min/All/Any over several axes, with and without ``keep_dims``.
-# ReduceMax/Min get distinct values (no ties), ReduceProd values away from zero,
-# ReduceAll/Any bool masks.
+# Samples for ReduceSum/Mean/Prod/Max/Min/All/Any over several axes, with and without
+# ``keep_dims``. ReduceMax/Min get distinct values (no ties), ReduceProd values away
+# from zero, ReduceAll/Any bool masks.
 AXES = [((), False), (0, False), (1, True), ((0, 2), False), ((-1,), True)]
 
 

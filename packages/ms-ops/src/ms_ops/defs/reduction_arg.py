@@ -100,9 +100,8 @@ def _extremum(with_value, reduce, input, axis, keepdims):
     return value, index
 
 
-# Samples for Argmax/Argmin and
-# ArgMaxWithValue/ArgMinWithValue: distinct values (no ties, where the index would
-# jump), several axes, ``keep_dims`` both ways.
+# Samples for Argmax/Argmin and ArgMaxWithValue/ArgMinWithValue: distinct values (no
+# ties, where the index would jump), several axes, ``keep_dims`` both ways.
 def _distinct(rng, shape):
     """A shuffled grid 0.3 apart plus small noise: no two values tie."""
     n = int(np.prod(shape))

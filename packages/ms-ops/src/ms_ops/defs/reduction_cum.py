@@ -49,9 +49,9 @@ def _as(x, dtype):
     return x if dtype is None or x.dtype is dtype else array.Cast(x, dtype)
 
 
-# Samples for CumSum and CumProd along each
-# axis, with ``exclusive`` and ``reverse``. CumProd also gets inputs holding a zero,
-# where dividing by x would not give its gradient.
+# Samples for CumSum and CumProd along each axis, with ``exclusive`` and ``reverse``.
+# CumProd also gets inputs holding a zero, where dividing by x would not give its
+# gradient.
 FLAGS = [(False, False), (True, False), (False, True), (True, True)]
 
 
