@@ -6,9 +6,9 @@ from __future__ import annotations
 from ms_autodiff.tape import Tape
 from ms_ops.defs import array, array_create
 from ms_tensor import Parameter
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor, array_of, node_of, wrap
 
-__all__ = ["grad", "value_and_grad", "differentiate"]
+__all__ = ["grad", "value_and_grad", "differentiate", "gradient_like"]
 
 
 def _positions(grad_position, n_args: int, who: str):
@@ -52,9 +52,9 @@ def _fresh_input(t: Tensor) -> Tensor:
     positions still gives each position its own gradient. It keeps the entries of any
     outer tape (a gradient of a gradient), tagged through each tape so that the tape
     forgets it on exit (an entry left behind would be a reference cycle through the tape)."""
-    w = wrap(t._data)
-    if t._node is not None:
-        for tape, entry in t._node.items():
+    w = wrap(array_of(t))
+    if node_of(t) is not None:
+        for tape, entry in node_of(t).items():
             tape._tag(w, entry)
     return w
 
@@ -104,11 +104,13 @@ def differentiate(fn, args, positions, weights, has_aux=False, sens=None, who="g
                 raise ValueError(f"{who}: got {len(cotangents)} sens values for "
                                  f"{len(outs)} outputs")
         raw = tape.backward(roots, cotangents, leaves)
-    grads = [_finish(g, leaf.tensor) for g, leaf in zip(raw, leaves)]
+    grads = [gradient_like(g, leaf.tensor) for g, leaf in zip(raw, leaves)]
     return value, grads[: len(positions)], grads[len(positions):], aux
 
 
-def _finish(g, like: Tensor) -> Tensor:
+def gradient_like(g, like: Tensor) -> Tensor:
+    """The gradient for ``like`` from a tape's raw result ``g``: zeros shaped as ``like``
+    where no gradient reached it (None), else ``g`` in ``like``'s dtype."""
     if g is None:
         return array_create.ZerosLike(like)
     if g.dtype != like.dtype:

@@ -21,7 +21,7 @@ from ms_autodiff.recording import get_recorder, set_recorder, thread_state
 from ms_ops import needing
 from ms_ops.defs import arithmetic, array_create
 from ms_tensor import registry
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor, array_of, node_of, set_node, wrap
 
 __all__ = ["Tape", "Leaf", "Node", "active_tapes", "pause_recording"]
 
@@ -65,7 +65,7 @@ class Node:
         self.inputs = inputs
         # The arrays the inputs held when recorded: ``x[i] = v`` later gives ``x`` a new
         # array, and the gradient rule must still see the old one.
-        self.arrays = tuple([v._data if isinstance(v, Tensor) else None for v in inputs])
+        self.arrays = tuple([array_of(v) if isinstance(v, Tensor) else None for v in inputs])
         self.attrs = attrs
         self.outputs = outputs
         self.parents = parents
@@ -94,18 +94,18 @@ class Tape:
         self.recording = False
         with _tag_lock:
             for t in self.tagged:  # forget this tape on every tensor it followed
-                n = t._node
+                n = node_of(t)
                 if n is not None:
                     n.pop(self, None)
                     if not n:
-                        t._node = None
+                        set_node(t, None)
         self.tagged = []
 
     def _tag(self, t: Tensor, entry) -> None:
         with _tag_lock:
-            n = t._node
+            n = node_of(t)
             if n is None:
-                t._node = {self: entry}
+                set_node(t, {self: entry})
             else:
                 n[self] = entry
         self.tagged.append(t)
@@ -116,7 +116,7 @@ class Tape:
         return leaf
 
     def entry(self, t):
-        n = t._node if isinstance(t, Tensor) else None
+        n = node_of(t) if isinstance(t, Tensor) else None
         return None if n is None else n.get(self)
 
     def record(self, op, values, attrs, out) -> None:
@@ -126,7 +126,7 @@ class Tape:
         i = 0
         for v in values:
             if isinstance(v, Tensor):
-                n = v._node
+                n = node_of(v)
                 if n is not None:
                     e = n.get(self)
                     if e is not None:
@@ -137,7 +137,7 @@ class Tape:
         if parents is None or not op.differentiable:
             # Constant for this tape; an in-place update also cuts what it overwrote.
             for o in (out if type(out) is tuple else (out,)):
-                n = o._node
+                n = node_of(o)
                 if n is not None:
                     n.pop(self, None)
             return
@@ -147,9 +147,9 @@ class Tape:
             for k, o in enumerate(out):
                 self._tag(o, (node, k))
         else:  # the common case, inlined: this runs once per recorded operator
-            n = out._node
+            n = node_of(out)
             if n is None:
-                out._node = {self: (node, 0)}
+                set_node(out, {self: (node, 0)})
             else:
                 n[self] = (node, 0)
             self.tagged.append(out)
@@ -207,26 +207,30 @@ def _inputs_as_recorded(node) -> list:
     """The node's inputs, with the array each held when recorded (see ``Node.arrays``)."""
     out = []
     for v, a in zip(node.inputs, node.arrays):
-        if a is not None and v._data is not a:
+        if a is not None and array_of(v) is not a:
             v = wrap(a)
         out.append(v)
     return out
 
 
 def _bprop_of(op):
-    """The gradient rule of ``op``, cached on the operator until the registry reloads."""
+    """The gradient rule of ``op``, cached here until the registry reloads."""
     custom = getattr(op, "custom_bprop", None)
     if custom is not None:
         return custom
-    cached = op.__dict__.get("_bprop_cache")
-    if cached is not None and cached[0] == registry._generation:
+    gen = registry.generation()
+    cached = _bprops.get(op)
+    if cached is not None and cached[0] == gen:
         return cached[1]
     bprop = registry.load().bprop(op)
     if bprop is None:
         raise RuntimeError(f"{op.name}: no gradient rule is registered, but it is marked "
                            "differentiable")
-    op._bprop_cache = (registry._generation, bprop)
+    _bprops[op] = (registry.generation(), bprop)
     return bprop
+
+
+_bprops: dict = {}  # OpDef -> (registry generation, its gradient rule)
 
 
 def _run_bprop(node, outs, douts, grads) -> None:
@@ -250,7 +254,7 @@ def _run_bprop(node, outs, douts, grads) -> None:
         if type(g) is not Tensor and not isinstance(g, Tensor):
             raise RuntimeError(f"{op.name}: gradient rule returned {type(g).__name__} for an "
                                "input; expected a Tensor or None")
-        if g._data.shape != v._data.shape:
+        if array_of(g).shape != array_of(v).shape:
             raise RuntimeError(f"{op.name}: gradient rule returned shape {g.shape} for an "
                                f"input of shape {v.shape}")
         _accumulate(grads, parent, g)

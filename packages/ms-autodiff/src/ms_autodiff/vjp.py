@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ms_autodiff.api import _finish, _fresh_input, _outputs, _weights
+from ms_autodiff.api import _fresh_input, _outputs, _weights, gradient_like
 from ms_autodiff.tape import Tape
 from ms_ops.defs import array_create
 from ms_tensor.tensor import Tensor
@@ -34,7 +34,7 @@ def vjp(fn, *inputs, weights=None, has_aux=False):
                 raise ValueError(f"vjp: each cotangent must be a Tensor of its output's shape "
                                  f"{o.shape}, got {getattr(c, 'shape', type(c).__name__)}")
         raw = tape.backward(roots, list(cot), leaves)
-        grads = tuple(_finish(g, a) for g, a in zip(raw, list(inputs) + ws))
+        grads = tuple(gradient_like(g, a) for g, a in zip(raw, list(inputs) + ws))
         if weights is None:
             return grads
         return grads[: len(inputs)], grads[len(inputs):]
@@ -66,6 +66,6 @@ def jvp(fn, inputs, v, has_aux=False):
         grads = vjp_fn(*us)
         roots = [tape.entry(g) for g in grads]
         raw = tape.backward(roots, list(vs), leaves)
-    tangents = tuple(_finish(g, o) for g, o in zip(raw, outs))
+    tangents = tuple(gradient_like(g, o) for g, o in zip(raw, outs))
     out_t = tangents if isinstance(value, tuple) else tangents[0]
     return (value, out_t, result[2]) if has_aux else (value, out_t)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_autodiff.api import _finish
+from ms_autodiff.api import gradient_like
 from ms_autodiff.custom import record_call
 from ms_autodiff.tape import Tape, active_tapes, pause_recording
 from ms_graph import executor, ir
@@ -96,7 +96,7 @@ def differentiable_cond(tr, pred, true_fn, false_fn, operands, names, where):
                     own[i] = x
                 watched = [xs[j] if j < n_ops else captured[j - n_ops] for j in need]
                 raw = _vjp(lambda: _tensors(fn(*_rebuild(tree, own))), watched, sens)
-                return tuple(_finish(g, w) for g, w in zip(raw, watched))
+                return tuple(gradient_like(g, w) for g, w in zip(raw, watched))
 
             return grads
 
@@ -138,7 +138,7 @@ def differentiable_while(tr, cond_fn, body_fn, tree, leaves, names, where):
 
             watched = [state[i] for i in floats] + [caps[j] for j in need_caps]
             raw = _vjp(step, watched, sens)
-            return tuple(_finish(g, w) for g, w in zip(raw, watched))
+            return tuple(gradient_like(g, w) for g, w in zip(raw, watched))
 
         return grads
 

@@ -20,7 +20,7 @@ from ms_graph.trace import TraceError, current_tracer
 from ms_ops import dispatch
 from ms_ops.opdef import TENSOR, TensorSpec
 from ms_tensor.dtype import from_numpy as _from_np
-from ms_tensor.tensor import Tensor
+from ms_tensor.tensor import Tensor, array_of
 
 __all__ = ["current_trace", "Undefined"]
 
@@ -87,8 +87,8 @@ class _SubTrace:
             self._bind(t, v)
 
     def value_of(self, tensor) -> ir.Value:
-        # As the tracer's: ``x[i] = v`` rebinds ``x._data`` to TensorSetItem's output.
-        arr = tensor._data
+        # As the tracer's: ``x[i] = v`` gives ``x`` TensorSetItem's output as its array.
+        arr = array_of(tensor)
         hit = self._values.get(id(tensor))
         if hit is not None and hit[0] is tensor and hit[2] is arr:
             return hit[1]
@@ -105,7 +105,7 @@ class _SubTrace:
 
     def is_variable(self, tensor) -> bool:
         """As ``Tracer.is_variable``; this sub-trace's own values count as variable."""
-        arr = tensor._data
+        arr = array_of(tensor)
         hit = self._values.get(id(tensor))
         v = hit[1] if hit is not None and hit[0] is tensor and hit[2] is arr else \
             self._by_array.get(id(arr))
@@ -114,7 +114,7 @@ class _SubTrace:
         return self.parent.is_variable(tensor)
 
     def _bind(self, tensor, value: ir.Value) -> None:
-        arr = tensor._data
+        arr = array_of(tensor)
         self._values[id(tensor)] = (tensor, value, arr)
         self._by_array[id(arr)] = value
         self._keep.append(arr)
@@ -133,7 +133,7 @@ class _SubTrace:
             elif isinstance(v, Tensor):
                 args.append(self.value_of(v))
             else:  # a list, numpy array or numpy scalar given as a tensor input
-                arr = dispatch._as_array(op, a.name, v)
+                arr = dispatch.input_array(op, a.name, v)
                 self._keep.append(arr)
                 args.append(ir.Value(TensorSpec(arr.shape, _from_np(arr.dtype)), const=arr))
         outs = list(out) if isinstance(out, tuple) else [out]

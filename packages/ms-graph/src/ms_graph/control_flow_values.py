@@ -8,7 +8,7 @@ import numpy as np
 
 from ms_graph.control_flow_trace import _SCALARS, Undefined, _at, _loc, _spec
 from ms_graph.convert.errors import GraphSyntaxError
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor, array_of, wrap
 
 
 def _flatten(x, leaves: list):
@@ -34,16 +34,16 @@ def _rebuild(tree, leaves):
 
 
 def _fresh(leaves):
-    """New Tensor objects over the same arrays: a branch that rebinds ``x._data``
+    """New Tensor objects over the same arrays: a branch that gives ``x`` a new array
     (``x[i] = v``) must not change what the other branch (or the caller) sees."""
-    return [wrap(x._data) if isinstance(x, Tensor) else x for x in leaves]
+    return [wrap(array_of(x)) if isinstance(x, Tensor) else x for x in leaves]
 
 
 def _copies(leaves):
     """Result tensors that share no array with any other tensor: the tracer also finds
     Values by array, and a branch that returns its operand unchanged must not make the
     operand's array stand for the node's output."""
-    return [wrap(x._data.copy()) if isinstance(x, Tensor) else x for x in leaves]
+    return [wrap(array_of(x).copy()) if isinstance(x, Tensor) else x for x in leaves]
 
 
 def _leaf_names(tree, names, n):

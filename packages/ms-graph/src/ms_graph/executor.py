@@ -32,10 +32,11 @@ import numpy as np
 from ms_graph import ir
 from ms_graph.memory_plan import plan_memory
 from ms_graph.trace import unflatten
-from ms_ops import dispatch
+from ms_ops import TensorSpec, plan
 from ms_ops.opdef import TENSOR
-from ms_tensor import registry as _registry
-from ms_tensor.tensor import wrap
+from ms_ops.planning import WEAK_SCALARS
+from ms_tensor import dtype as mstype
+from ms_tensor.tensor import array_of, wrap
 
 __all__ = ["Executable", "register_runner", "run_graph"]
 
@@ -136,33 +137,22 @@ class Executable:
             st.stateful = False
             return st
         op = node.op
-        if op._gen != _registry._generation:
-            dispatch._bind_registry(op)
-        values, raw, ins = [], [], []
+        args, ins = [], []
         for a, arg in zip(op.inputs, node.args):
-            if a.kind != TENSOR:
-                values.append(arg)
-                continue
-            if isinstance(arg, ir.Value):
-                dummy = arg.const if arg.is_const else np.broadcast_to(
-                    np.empty((), arg.spec.dtype.np), arg.spec.shape)
-                values.append(dummy)
-                raw.append(dummy)
-            else:  # a Python number or None given as a tensor input
-                values.append(arg)
-                raw.append(arg)
-            ins.append(slot(arg))
-        plan = dispatch._make_plan(op, values, raw, node.attrs)
-        st.kernel = plan.kernel
+            if a.kind == TENSOR:
+                ins.append(slot(arg))
+                args.append(_abstract(arg))
+            else:
+                args.append(arg)
+        p = plan(op, args, node.attrs)  # what eager dispatch plans for these specs
+        st.kernel = p.kernel
         st.ins = ins
-        st.casts = plan.casts if any(c is not None for c in plan.casts) else None
-        st.kwargs = plan.kwargs
-        st.multi = plan.multi
-        st.out_dtypes = plan.out
+        st.casts = p.casts if p.cast else None
+        st.kwargs = p.kwargs
+        st.multi = p.multi
+        st.out_dtypes = p.out_dtypes
         st.stateful = op.stateful
-        entry = _registry.load().entry("kernel", op.name, "CPU")
-        st.takes_out = (entry is not None and entry.value is plan.kernel and entry.info["out"]
-                        and not plan.multi and op.inplace is None)
+        st.takes_out = p.takes_out
         if op.inplace is None:
             st.inplace = None
         else:
@@ -210,7 +200,7 @@ class Executable:
         for s, a in zip(self._input_slots, arrays):
             env[s] = a
         for s, p in self._param_slots:
-            env[s] = p._data
+            env[s] = array_of(p)
         for st in steps:
             xs = [env[s] for s in st.ins]
             if st.casts is None:
@@ -247,7 +237,7 @@ class Executable:
 
     def __call__(self, *tensors):
         """Run on Tensors (one per graph input); returns the result in its structure."""
-        outs = self.run_arrays([t._data for t in tensors])
+        outs = self.run_arrays([array_of(t) for t in tensors])
         tree = self.graph.out_tree
         if type(tree) is int:  # one Tensor
             return wrap(outs[tree])
@@ -268,3 +258,16 @@ class Executable:
 def run_graph(graph: ir.Graph, *tensors):
     """Prepare and run ``graph`` once (see ``Executable`` to run it repeatedly)."""
     return Executable(graph)(*tensors)
+
+
+def _abstract(arg):
+    """What planning sees of a node's tensor argument: its spec (a constant's from its
+    array), or the Python number or None given in its place."""
+    if not isinstance(arg, ir.Value):
+        return arg
+    if arg.is_const:
+        c = arg.const
+        if type(c) in WEAK_SCALARS:
+            return c
+        return TensorSpec(np.shape(c), mstype.from_numpy(np.asarray(c).dtype))
+    return arg.spec

@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ms_graph import ir
-from ms_ops import dispatch
-from ms_ops.opdef import TENSOR, TensorSpec
-from ms_tensor import registry as _registry
+from ms_ops import TensorSpec, plan
+from ms_ops.opdef import TENSOR
 
 __all__ = ["infer", "check", "InferenceError"]
 
@@ -73,29 +72,9 @@ def _node_specs(node: ir.Node, specs) -> list:
     if isinstance(node.op, str):
         return _control_specs(node, specs)
     op = node.op
-    if op._gen != _registry._generation:
-        dispatch._bind_registry(op)
-    values, raw = [], []
-    for a, arg in zip(op.inputs, node.args):
-        if a.kind != TENSOR:
-            values.append(arg)
-        elif isinstance(arg, ir.Value):
-            s = _spec_of(arg, specs)
-            dummy = np.broadcast_to(np.empty((), s.dtype.np), s.shape)
-            values.append(dummy)
-            raw.append(dummy)
-        else:
-            values.append(arg)
-            raw.append(arg)
-    plan = dispatch._make_plan(op, values, raw, node.attrs)  # promotion, dtype checks
-    args, t = [], 0
-    for i, a in enumerate(op.inputs):
-        if a.kind == TENSOR:
-            args.append(plan.specs[t])
-            t += 1
-        else:
-            args.append(values[i])
-    out = op.run_infer(*args, **node.attrs)
+    args = [_spec_of(arg, specs) if a.kind == TENSOR and isinstance(arg, ir.Value) else arg
+            for a, arg in zip(op.inputs, node.args)]
+    out = plan(op, args, node.attrs).outputs  # promotion, inference, the kernel's dtypes
     return list(out) if isinstance(out, tuple) else [out]
 
 

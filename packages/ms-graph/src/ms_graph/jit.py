@@ -27,9 +27,9 @@ from ms_graph.debug import GraphDumper, save_graphs_dir
 from ms_graph.executor import Executable
 from ms_graph.graph_cache import GraphCache
 from ms_graph.trace import current_tracer, flatten, trace_and_run, unflatten, watched_parameters
-from ms_ops.dispatch import _hashable
+from ms_ops.dispatch import static_key
 from ms_tensor import registry as _registry
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor, array_of, wrap
 
 __all__ = ["jit", "JitFunction", "compile", "optimize"]
 
@@ -81,7 +81,7 @@ def _tree_key(tree):
         return (type(tree).__name__,) + tuple(_tree_key(x) for x in tree)
     if type(tree) is dict:
         return ("dict",) + tuple((k, _tree_key(v)) for k, v in tree.items())
-    return ("static", _hashable(tree.value))
+    return ("static", static_key(tree.value))
 
 
 def _owner_state(owner):
@@ -166,8 +166,8 @@ class JitFunction:
             structure = _tree_key(flatten((args, kwargs), leaves))
             params = watched_parameters(self.fn if owner is None else owner, args)
         first: dict[int, int] = {}
-        sig = tuple([(t._data.shape, t._data.dtype, first.setdefault(id(t._data), i))
-                     for i, t in enumerate(leaves)])
+        sig = tuple([(a.shape, a.dtype, first.setdefault(id(a), i))
+                     for i, a in enumerate(map(array_of, leaves))])
         key = (id(owner), structure, sig, tuple([id(p) for p in params]),
                _owner_state(owner))
         tapes = active_tapes()
@@ -213,7 +213,7 @@ class JitFunction:
         else:
             self.hits += 1
             dg = entry.executable
-            got = dg.forward.run_arrays([t._data for t in leaves])
+            got = dg.forward.run_arrays([array_of(t) for t in leaves])
             n = dg.n_outputs
             result = unflatten(dg.out_tree, [wrap(a) for a in got[:n]])
             residuals = got[n:]
@@ -266,9 +266,10 @@ class Compiled:
             raise TypeError(f"{self.graph.name}: compiled for {len(self.graph.inputs)} tensor "
                             f"arguments, got {len(leaves)}")
         for i, (t, v) in enumerate(zip(leaves, self.graph.inputs)):
-            if t._data.shape != v.spec.shape or t._data.dtype != v.spec.dtype.np:
+            a = array_of(t)
+            if a.shape != v.spec.shape or a.dtype != v.spec.dtype.np:
                 raise TypeError(f"{self.graph.name}: tensor argument {i} has shape "
-                                f"{t._data.shape} {t._data.dtype}, but the graph was compiled "
+                                f"{a.shape} {a.dtype}, but the graph was compiled "
                                 f"for {v.spec.shape} {v.spec.dtype}")
         return self.executable(*leaves)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_autodiff.api import _finish
+from ms_autodiff.api import gradient_like
 from ms_autodiff.custom import record_call
 from ms_autodiff.tape import Tape, active_tapes, pause_recording
 from ms_autodiff.vjp import vjp
@@ -28,7 +28,7 @@ from ms_graph.split import split_forward_backward
 from ms_graph.trace import Tracer, flatten, unflatten
 from ms_tensor.dtype import is_float
 from ms_tensor.parameter import Parameter
-from ms_tensor.tensor import wrap
+from ms_tensor.tensor import array_of, wrap
 
 __all__ = ["DifferentiableGraph", "differentiated_call", "watch_set"]
 
@@ -68,7 +68,7 @@ class DifferentiableGraph:
         self._keep = keep  # indices of the backward's outputs for ``params``
 
     def grads(self, residuals, douts) -> list:
-        got = self.backward.run_arrays(list(residuals) + [d._data for d in douts])
+        got = self.backward.run_arrays(list(residuals) + [array_of(d) for d in douts])
         n = sum(self.mask)
         return [wrap(a) for a in got[:n]] + [wrap(got[n + k]) for k in self._keep]
 
@@ -78,7 +78,7 @@ def capture(run, leaves, in_tree, mask, params, name, optimize):
     residual arrays)`` — the call really runs once (its result is returned)."""
     tracer = Tracer(name)
     with pause_recording(), tracer:
-        mine = [wrap(t._data) for t in leaves]  # one leaf per position, even if repeated
+        mine = [wrap(array_of(t)) for t in leaves]  # one leaf per position, even if repeated
         for t in mine:
             tracer.add_input(t)
         call_args, call_kwargs = unflatten(in_tree, mine)
@@ -89,11 +89,11 @@ def capture(run, leaves, in_tree, mask, params, name, optimize):
             out_leaves: list = []
             out_tree = flatten(result, out_leaves)
             roots = [tape.entry(o) for o in out_leaves]
-        cotangents = [wrap(np.zeros_like(o._data)) for o in out_leaves]
+        cotangents = [wrap(np.zeros_like(array_of(o))) for o in out_leaves]
         for c in cotangents:
             tracer.add_input(c)
         raw = tape.backward(roots, cotangents, tape_leaves)
-        grads = [_finish(g, w) for g, w in zip(raw, watched)]
+        grads = [gradient_like(g, w) for g, w in zip(raw, watched)]
         graph = tracer.graph
         graph.outputs = [tracer.value_of(t) for t in out_leaves + grads]
         graph.out_tree = out_tree

@@ -27,7 +27,7 @@ from ms_ops import dispatch
 from ms_ops.opdef import TENSOR, TensorSpec
 from ms_tensor import dtype as mstype
 from ms_tensor.parameter import Parameter
-from ms_tensor.tensor import Tensor
+from ms_tensor.tensor import Tensor, array_of
 
 __all__ = ["trace", "trace_and_run", "Tracer", "current_tracer", "TraceError",
            "flatten", "unflatten"]
@@ -75,22 +75,22 @@ class Tracer:
     # -- values ----------------------------------------------------------------------
     def _bind(self, t: Tensor, v: Value) -> None:
         # The array is kept with the Value: ``x[i] = v`` (TensorSetItem) rebinds
-        # ``x._data`` to the operator's output, and ``x`` must then stand for that output.
-        self._by_tensor[id(t)] = (v, t._data)
-        self._by_array[id(t._data)] = v
-        self._arrays.setdefault(id(v), t._data)
+        # ``x``'s array to the operator's output, and ``x`` must then stand for that output.
+        self._by_tensor[id(t)] = (v, array_of(t))
+        self._by_array[id(array_of(t))] = v
+        self._arrays.setdefault(id(v), array_of(t))
         self._keep.append(t)
-        self._keep.append(t._data)
+        self._keep.append(array_of(t))
 
     def add_input(self, t: Tensor) -> Value:
-        v = Value(spec_of(t._data), name=None)
+        v = Value(spec_of(array_of(t)), name=None)
         self.graph.inputs.append(v)
         self._bind(t, v)
         return v
 
     def value_of(self, t: Tensor) -> Value:
         """The Value a tensor met during the trace stands for."""
-        arr = t._data
+        arr = array_of(t)
         hit = self._by_tensor.get(id(t))
         if hit is not None and hit[1] is arr:
             return hit[0]
@@ -128,7 +128,7 @@ class Tracer:
         an input, a Parameter or a random operator); never adds ``t`` to the graph."""
         if isinstance(t, Parameter):
             return True
-        arr = t._data
+        arr = array_of(t)
         hit = self._by_tensor.get(id(t))
         v = hit[0] if hit is not None and hit[1] is arr else self._by_array.get(id(arr))
         return v is not None and not v.is_const and id(v) not in self._fixed
@@ -148,10 +148,10 @@ class Tracer:
             elif isinstance(v, Tensor):
                 args.append(self.value_of(v))
             else:  # a list, numpy array or numpy scalar given as a tensor input
-                args.append(self.const_of(dispatch._as_array(op, a.name, v)))
+                args.append(self.const_of(dispatch.input_array(op, a.name, v)))
         node = Node(op, args, dict(attrs))
         for o in (out if type(out) is tuple else (out,)):
-            self._bind(o, node.add_output(spec_of(o._data)))
+            self._bind(o, node.add_output(spec_of(array_of(o))))
         if not op.stateful and all(not isinstance(a, Value) or a.is_const or
                                    id(a) in self._fixed for a in args):
             self._fixed.update(id(v) for v in node.outputs)
@@ -219,7 +219,7 @@ def watched_parameters(fn, args=()) -> list[Parameter]:
 
 
 def _snapshot(params) -> list:
-    return [(p, p._data, p._data.copy()) for p in params]
+    return [(p, array_of(p), array_of(p).copy()) for p in params]
 
 
 def _check_writes(graph: Graph, snapshot) -> None:
@@ -233,7 +233,7 @@ def _check_writes(graph: Graph, snapshot) -> None:
     values_written = {id(p) for v, p in graph.params if id(v) in written}
     bad = []
     for p, array, copy in snapshot:
-        if p._data is not array:
+        if array_of(p) is not array:
             bad.append(f"{p.name!r} (its array was replaced, e.g. by set_data or `_data =`)")
         elif id(p) not in values_written and not _same(array, copy):
             bad.append(f"{p.name!r} (its values were written with numpy)")

@@ -15,7 +15,7 @@ import numpy as np
 from ms_nn.hooks import HookHandle
 from ms_ops.dispatch import get_recorder
 from ms_tensor import dtype as mstype
-from ms_tensor.context import GRAPH_MODE, _settings
+from ms_tensor.context import GRAPH_MODE, get_context
 from ms_tensor.parameter import Parameter, ParameterTuple
 from ms_tensor.tensor import Tensor
 
@@ -167,9 +167,9 @@ class Cell:
 
     def _set_parameter(self, name: str, value: Parameter) -> None:
         params = self.__dict__["_params"]
-        if not value._inited_name or value.name == "Parameter":
+        if not value.named or value.name == "Parameter":
             value.name = self._prefix + name
-            value._inited_name = True
+            value.named = True
         for other_name, other in params.items():
             if (other is not None and other is not value and other_name != name
                     and other.name == value.name):
@@ -241,7 +241,7 @@ class Cell:
                             f"got {type(prefix).__name__}")
         for name, param in self.parameters_and_names(expand=recurse):
             param.name = prefix + name
-            param._inited_name = True
+            param.named = True
         if recurse:
             for name, cell in self.cells_and_names():
                 cell.__dict__["_prefix"] = prefix + name + "." if name else prefix
@@ -434,7 +434,7 @@ class Cell:
     def _run_construct(self, args, kwargs):
         bprop = getattr(type(self), "bprop", None)
         if bprop is None:
-            if _settings["mode"] == GRAPH_MODE:
+            if get_context("mode") == GRAPH_MODE:
                 return self._run_graph(args, kwargs)
             if get_recorder() is not None:  # perhaps inside an AST capture (``@jit``)
                 from ms_graph.convert.runtime import callee

@@ -154,10 +154,6 @@ class OpDef:
         self.bprop_fn = None
         self.samples_fn = None
         self._primitive = None
-        self._cache: dict = {}  # signature -> _Plan, filled by dispatch
-        self._gen = -1  # registry generation the cached kernels belong to
-        self._kernel_cpu = None
-        self._kernel_dtypes = None
 
     def __repr__(self) -> str:
         sig = ", ".join(map(repr, self.inputs))

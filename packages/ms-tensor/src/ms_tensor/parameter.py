@@ -17,12 +17,15 @@ class Parameter(Tensor):
         requires_grad: whether ``grad(..., weights=...)`` and optimizers use it.
         layerwise_parallel, parallel_optimizer: accepted for MindSpore compatibility.
 
+    Attributes:
+        named: the name is the parameter's own (given, or set by the Cell holding it).
+
     >>> Parameter(Tensor([1.0]), name="w")
     Parameter (name=w, shape=(1,), dtype=Float32, requires_grad=True)
     """
 
     __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer",
-                 "_inited_name")
+                 "named")
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True,
                  layerwise_parallel: bool = False, parallel_optimizer: bool = True):
@@ -37,7 +40,9 @@ class Parameter(Tensor):
         self._data = data
         self._node = None
         self.name = "Parameter" if name is None else name
-        self._inited_name = name is not None
+        # True once the name is the parameter's own (given here, or set by the Cell
+        # that holds it); a Cell names a parameter that is not after its attribute path.
+        self.named = name is not None
         self.requires_grad = bool(requires_grad)
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer

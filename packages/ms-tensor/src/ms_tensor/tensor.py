@@ -10,6 +10,7 @@ dispatched name is a small stub that loads the registry and calls again.
 from __future__ import annotations
 
 import numbers
+import operator
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
 from ms_tensor._format import tensor_repr, tensor_str
 
-__all__ = ["Tensor", "wrap", "is_tensor", "set_value_read_hook"]
+__all__ = ["Tensor", "wrap", "is_tensor", "array_of", "set_array", "node_of", "set_node",
+           "set_value_read_hook"]
 
 _new = object.__new__
 _from_np = mstype._FROM_NP
@@ -36,7 +38,6 @@ def set_value_read_hook(hook):
     global _value_read
     previous, _value_read = _value_read, hook
     return previous
-
 
 
 class Tensor:
@@ -294,6 +295,16 @@ def wrap(array) -> Tensor:
     t._data = array
     t._node = None
     return t
+
+
+# Zero-copy access for the packages that build on Tensor (kernels, autodiff, graphs):
+# ``array_of(t)`` is t's backend array (shared, never copied), ``set_array(t, a)`` makes
+# ``a`` its data; ``node_of``/``set_node`` hold the autodiff record (None when untracked).
+# C-level accessors: no Python frame (``wrap`` builds a new Tensor around an array).
+array_of = operator.attrgetter("_data")
+set_array = Tensor.__dict__["_data"].__set__
+node_of = operator.attrgetter("_node")
+set_node = Tensor.__dict__["_node"].__set__
 
 
 def is_tensor(x) -> bool:

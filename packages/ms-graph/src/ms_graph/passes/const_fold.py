@@ -15,6 +15,7 @@ import numpy as np
 
 from ms_graph.ir import Graph, Value
 from ms_graph.passes._util import inplace_targets, is_pure_op
+from ms_tensor.tensor import array_of
 
 MAX_BYTES = 1 << 20
 
@@ -57,7 +58,7 @@ def _fold(node) -> bool:
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != len(node.outputs) or not all(isinstance(t, Tensor) for t in outs):
         return False
-    arrays = [t._data for t in outs]
+    arrays = [array_of(t) for t in outs]
     if sum(a.nbytes for a in arrays) > max(MAX_BYTES, in_bytes):
         return False
     for v, a in zip(node.outputs, arrays):

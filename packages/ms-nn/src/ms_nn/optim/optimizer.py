@@ -19,6 +19,7 @@ import ms_ops as ops
 from ms_nn.cell import Cell
 from ms_nn.optim.learning_rate_schedule import LearningRateSchedule
 from ms_tensor import Parameter, ParameterTuple, Tensor, float32
+from ms_tensor.tensor import array_of
 
 __all__ = ["Optimizer", "assign", "clone_state"]
 
@@ -39,7 +40,7 @@ def clone_state(params, prefix: str, init=0.0) -> ParameterTuple:
     """One accumulator per Parameter, named ``prefix.<parameter name>`` (MindSpore's
     names, so checkpoints carry optimizer state under the same keys), filled with
     ``init``."""
-    return ParameterTuple(Parameter(Tensor(np.full(p.shape, init, p._data.dtype)),
+    return ParameterTuple(Parameter(Tensor(np.full(p.shape, init, array_of(p).dtype)),
                                     name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
                           for p in params)
 
@@ -52,7 +53,7 @@ class _IteratorLearningRate(LearningRateSchedule):
         self.learning_rate = Parameter(learning_rate, name=name)
 
     def construct(self, global_step):
-        step = int(global_step._data.reshape(-1)[0])
+        step = int(array_of(global_step).reshape(-1)[0])
         size = self.learning_rate.shape[0]
         if step >= size:
             raise RuntimeError(f"Optimizer: the learning-rate list has {size} values but "

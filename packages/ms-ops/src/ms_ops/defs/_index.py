@@ -46,9 +46,9 @@ FULL = (None, None, None)
 
 
 def _as_index_array(item) -> np.ndarray:
-    from ms_tensor.tensor import Tensor
+    from ms_tensor.tensor import Tensor, array_of
 
-    arr = np.asarray(item._data if isinstance(item, Tensor) else item)
+    arr = np.asarray(array_of(item) if isinstance(item, Tensor) else item)
     if arr.dtype.kind == "b":
         if arr.ndim == 0:
             raise IndexError("a 0-d boolean index is not supported; use None to add an axis")

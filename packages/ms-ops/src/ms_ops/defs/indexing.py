@@ -35,7 +35,7 @@ from ms_ops.defs._index import (
 from ms_ops.infer import check_dtype, check_int, normalize_axis
 from ms_ops.opdef import ALL, INTS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
-from ms_tensor.tensor import Tensor, wrap
+from ms_tensor.tensor import Tensor, array_of, node_of, set_array, set_node, wrap
 
 
 def _adv_shape(indices, desc, what="indices"):
@@ -151,7 +151,7 @@ def _indices_tensor(stacked):
     return _EMPTY if stacked is EMPTY_INDICES else wrap(stacked)
 
 
-# Sample inputs shared by several operators: Samples for the indexing operators:
+# Samples for the indexing operators:
 # ``x[index]`` and its gradient, ``x[index] = v``, Gather, GatherD, GatherNd and the
 # scatters. ``x[index]`` samples are built with ``normalize_index``, as
 # ``Tensor.__getitem__`` does: (description, stacked int64 index arrays).
@@ -576,12 +576,12 @@ def _setitem(self, index, value):
     if not isinstance(value, Tensor):
         # A Python value takes the tensor's dtype before it meets the data, so
         # ``x[0] = 0.1`` on a float64 tensor stores 0.1, not float32(0.1).
-        value = wrap(np.asarray(value, dtype=self._data.dtype))
-    old = wrap(self._data)
-    old._node = self._node
+        value = wrap(np.asarray(value, dtype=array_of(self).dtype))
+    old = wrap(array_of(self))
+    set_node(old, node_of(self))  # the tape sees the write as a new value of ``self``
     out = TensorSetItem(old, value, _indices_tensor(stacked), desc)
-    self._data = out._data
-    self._node = out._node
+    set_array(self, array_of(out))
+    set_node(self, node_of(out))
 
 
 @functional(methods="gather")
