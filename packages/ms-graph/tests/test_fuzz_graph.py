@@ -3,11 +3,12 @@
 
 A program is a method ``construct(self, x, y)`` of a class with two attributes, made
 of random statements: operator chains, ``x[i] = v`` writes, Python reads of tensor
-values (``float(a.sum())``: these must raise), ``if``/``while`` on tensors, ``if``
-on an attribute flag, calls of a helper method and of a recursive helper bounded by a
-Python int. Each program runs for several calls with other inputs and other attribute
-values in between, eagerly (the oracle), through ``ms_graph.jit`` and, when ms-nn is
-installed, in GRAPH_MODE. The source is written to a file, since conversion reads it.
+values (``float(a.sum())``, also inside a called method: these must raise), ``if`` and
+``while`` on tensors (with writes in them), ``if`` on an attribute flag, calls of a
+helper method and of a recursive helper bounded by a Python int. Each program runs
+for several calls with other inputs and other attribute values in between, eagerly (the
+oracle), through ``ms_graph.jit`` and, when ms-nn is installed, in GRAPH_MODE. The
+source is written to a file, since conversion reads it.
 
 Budget: ``MS_FUZZ_EXAMPLES`` programs (default 8, a few seconds); ``nox -s fuzz`` runs
 thousands.
@@ -85,7 +86,10 @@ def _tensor_if(draw):
 def _tensor_while(draw):
     t, c = draw(_target), draw(_const)
     # Each iteration raises the max by at least 1 (from at least -5): it ends.
-    return [f"while {t}.max() < {c}:", f"    {t} = ops.maximum({t} + 1.0, -5.0)"], False
+    body = [f"    {t} = ops.maximum({t} + 1.0, -5.0)"]
+    if draw(st.booleans()):  # a write in the body (element 0 only: the others still grow)
+        body.append(f"    {t}[0] = {t}[0] * 0.5")
+    return [f"while {t}.max() < {c}:", *body], False
 
 
 @st.composite
@@ -105,8 +109,11 @@ def _flag(draw):
 @st.composite
 def _helper(draw):
     t = draw(_target)
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["helper", "halve", "reader"]))
+    if kind == "helper":
         return [f"{t} = self.helper({t}, {draw(_var)})"], False
+    if kind == "reader":  # a value read inside a called method: an error too
+        return [f"{t} = self.reader({t})"], True
     return [f"{t} = _halve({t}, {draw(st.integers(0, 3))})"], False
 
 
@@ -133,6 +140,9 @@ class Program(Base):
         if w.sum() > 0:
             v = v * 2.0
         return ops.tanh(v) * self.scale
+
+    def reader(self, v):
+        return v * float(v.max())
 
     def construct(self, x, y):
         a = x * 1.0
