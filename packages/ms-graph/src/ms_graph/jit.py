@@ -131,7 +131,7 @@ class JitFunction:
         self._optimize = functools.partial(optimize, jit_level=jit_level)
         self.hits = 0
         self.misses = 0
-        self._cache = GraphCache()  # bounded (LRU) and locked for first captures
+        self._cache = GraphCache(name=getattr(fn, "__qualname__", "function"))  # LRU, locked
         self._target = None  # the function actually captured (converted once)
         # A plain function without a closure reaches no Cell but through its arguments.
         self._no_closure = type(fn) is types.FunctionType and fn.__closure__ is None
