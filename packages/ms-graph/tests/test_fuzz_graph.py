@@ -14,9 +14,11 @@ Budget: ``MS_FUZZ_EXAMPLES`` programs (default 8, a few seconds); ``nox -s fuzz`
 thousands.
 """
 
+import atexit
 import importlib.util
 import itertools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -38,6 +40,7 @@ EXAMPLES = int(os.environ.get("MS_FUZZ_EXAMPLES", "8"))
 N = 4  # elements of x, y and every tensor variable
 CALLS = 3
 _dir = Path(tempfile.mkdtemp(prefix="ms_fuzz_graph_"))
+atexit.register(shutil.rmtree, _dir, True)
 _count = itertools.count()
 
 # -- statements: (lines, reads) ; `a`, `b` are the tensor variables ----------------------
