@@ -112,3 +112,32 @@ def test_modes_agree_over_calls(mode):
     finally:
         set_context(mode=previous)
     assert out == [2.0, 3.0, -2.0]
+
+
+_GLOBAL_NET = _Scaled()
+
+
+def _step_on_global(x):
+    return _GLOBAL_NET(x) * 1.0
+
+
+def test_jit_function_reading_a_global_or_closure_cell_sees_its_attributes():
+    from ms_graph import jit
+
+    local = _Scaled()
+    on_global, on_closure = jit(_step_on_global), jit(lambda x: local(x) + 0.0)
+    for s, flag, want in ((2.0, True, 2.0), (3.0, True, 3.0), (3.0, False, -2.0)):
+        _GLOBAL_NET.s, _GLOBAL_NET.flag = s, flag
+        local.s, local.flag = s, flag
+        assert on_global(_x()).asnumpy()[0, 0] == want
+        assert on_closure(_x()).asnumpy()[0, 0] == want
+    assert on_global.misses == 3
+
+
+def test_jit_function_taking_a_cell_argument_sees_its_attributes():
+    from ms_graph import jit
+
+    net, f = _Scaled(), jit(lambda n, x: n(x))
+    assert f(net, _x()).asnumpy()[0, 0] == 2.0
+    net.s = 7.0
+    assert f(net, _x()).asnumpy()[0, 0] == 7.0

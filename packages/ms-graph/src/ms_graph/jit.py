@@ -99,6 +99,35 @@ def _owner_state(owner):
                         if _plain(v)))
 
 
+def _reached_cells(fn) -> tuple:
+    """Where a function reads objects with ``graph_state`` (Cells) by name: the indices
+    of its closure cells and the names of its module globals holding one now."""
+    if type(fn) is not types.FunctionType:
+        return (), ()
+    cells = []
+    for i, c in enumerate(fn.__closure__ or ()):
+        try:
+            if hasattr(type(c.cell_contents), "graph_state"):
+                cells.append(i)
+        except ValueError:  # an empty closure cell
+            continue
+    g = fn.__globals__
+    names = tuple(n for n in fn.__code__.co_names if hasattr(type(g.get(n)), "graph_state"))
+    return tuple(cells), names
+
+
+def _reached_state(fn, reached):
+    """The ``graph_state`` of the Cells a function reads by name (``_reached_cells``):
+    ``@jit def step(x): return net(x)`` recompiles when ``net``'s flags change."""
+    cells, names = reached
+    if not cells and not names:
+        return None
+    out = [_owner_state(fn.__closure__[i].cell_contents) for i in cells]
+    g = fn.__globals__
+    out.extend(_owner_state(g.get(n)) for n in names)
+    return tuple(out)
+
+
 def _plain(v) -> bool:
     if type(v) in (bool, int, float, str, type(None)):
         return True
@@ -135,6 +164,7 @@ class JitFunction:
         self._target = None  # the function actually captured (converted once)
         # A plain function without a closure reaches no Cell but through its arguments.
         self._no_closure = type(fn) is types.FunctionType and fn.__closure__ is None
+        self._reached = None  # where fn reads Cells by name (``_reached_cells``), at 1st call
         functools.update_wrapper(self, fn, updated=())
 
     def __get__(self, obj, objtype=None):
@@ -168,8 +198,16 @@ class JitFunction:
         first: dict[int, int] = {}
         sig = tuple([(a.shape, a.dtype, first.setdefault(id(a), i))
                      for i, a in enumerate(map(array_of, leaves))])
-        key = (id(owner), structure, sig, tuple([id(p) for p in params]),
-               _owner_state(owner))
+        if owner is not None:
+            state = _owner_state(owner)
+        else:
+            if self._reached is None:
+                self._reached = _reached_cells(self.fn)
+            state = _reached_state(self.fn, self._reached)
+            if not plain:
+                state = (state, *[_owner_state(a) for a in args
+                                  if hasattr(type(a), "graph_state")])
+        key = (id(owner), structure, sig, tuple([id(p) for p in params]), state)
         tapes = active_tapes()
         if tapes and any(t.recording for t in tapes):
             tree = flatten((args, kwargs), [])
