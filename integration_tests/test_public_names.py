@@ -19,6 +19,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The one exception, and why: ms-ops' dispatch reads two Tensors' arrays and builds a
+# Tensor on every operator call. Through ``array_of``/``wrap`` its fast path cost 10,926
+# instructions per op of bench_ops' eager chain, with the slots 9,803 (callgrind; numpy's
+# own ``+`` is 3,819), so there, and only for these two slots, it uses them directly.
+ALLOWED = {"packages/ms-ops/src/ms_ops/dispatch.py": {"_data", "_node"}}
 TENSOR_CLASSES = ("packages/ms-tensor/src/ms_tensor/tensor.py:Tensor",
                   "packages/ms-tensor/src/ms_tensor/parameter.py:Parameter")
 
@@ -125,8 +130,9 @@ def check_public_names(root: Path) -> list[str]:
         if own == "ms_tensor":
             continue  # Tensor's own package may use its attributes
         for path in sorted(pkg_dir.rglob("*.py")):
-            for p in check_file(path, own, packages, tensor_attrs):
-                problems.append(f"{path.relative_to(root)}:{p}")
+            rel = path.relative_to(root).as_posix()
+            for p in check_file(path, own, packages, tensor_attrs - ALLOWED.get(rel, set())):
+                problems.append(f"{rel}:{p}")
     return problems
 
 
@@ -137,6 +143,10 @@ def test_packages_use_only_public_names_of_others():
 
 def test_tensor_private_attributes_are_found():
     assert {"_data", "_node"} <= tensor_private_attrs(ROOT)
+
+
+def test_the_allowed_exception_names_existing_files_only():
+    assert all((ROOT / rel).exists() for rel in ALLOWED)
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -151,7 +161,7 @@ def test_checker_catches_planted_violations(tmp_path):
            "    def f(self):\n        self._cache = 1\n        return self._data\n")
     _write(tmp_path, "packages/ms-tensor/src/ms_tensor/registry.py",
            "_generation = 0\n\n\ndef f(t):\n    return t._data\n")
-    _write(tmp_path, "packages/ms-ops/src/ms_ops/dispatch.py",
+    _write(tmp_path, "packages/ms-ops/src/ms_ops/bad.py",
            "from ms_tensor import registry as _registry\nimport ms_tensor.registry\n"
            "from ms_tensor.registry import _generation, load\n"
            "from ms_tensor._format import tensor_repr\n\n\n"
@@ -165,14 +175,14 @@ def test_checker_catches_planted_violations(tmp_path):
            "import ms_ops.dispatch as d\n\n\ndef f(t):\n    d._make_plan(t._node)\n")
 
     assert check_public_names(tmp_path) == [
-        "packages/ms-ops/src/ms_ops/dispatch.py:3: imports _generation from ms_tensor.registry",
-        "packages/ms-ops/src/ms_ops/dispatch.py:4: imports from private module "
+        "packages/ms-ops/src/ms_ops/bad.py:3: imports _generation from ms_tensor.registry",
+        "packages/ms-ops/src/ms_ops/bad.py:4: imports from private module "
         "ms_tensor._format",
-        "packages/ms-ops/src/ms_ops/dispatch.py:8: uses ms_tensor.registry._generation",
-        "packages/ms-ops/src/ms_ops/dispatch.py:9: uses ms_tensor.registry._generation",
-        "packages/ms-ops/src/ms_ops/dispatch.py:10: uses Tensor's private attribute ._cache",
-        "packages/ms-ops/src/ms_ops/dispatch.py:11: uses ms_tensor.registry.load._x",
-        "packages/ms-ops/src/ms_ops/dispatch.py:13: uses Tensor's private attribute ._data",
+        "packages/ms-ops/src/ms_ops/bad.py:8: uses ms_tensor.registry._generation",
+        "packages/ms-ops/src/ms_ops/bad.py:9: uses ms_tensor.registry._generation",
+        "packages/ms-ops/src/ms_ops/bad.py:10: uses Tensor's private attribute ._cache",
+        "packages/ms-ops/src/ms_ops/bad.py:11: uses ms_tensor.registry.load._x",
+        "packages/ms-ops/src/ms_ops/bad.py:13: uses Tensor's private attribute ._data",
         "plugins/ms-plugin-x/src/ms_plugin_x/p.py:5: uses Tensor's private attribute ._node",
         "plugins/ms-plugin-x/src/ms_plugin_x/p.py:5: uses ms_ops.dispatch._make_plan",
     ]

@@ -9,7 +9,10 @@ whose first run showed that the kernel needs no casts and returns exactly the in
 array takes the fast path: build the key, call the kernel, wrap the result.
 
 The caches are the dispatcher's, never the definition's, and are dropped whenever the
-registry loads or resets (a plugin may have changed a kernel).
+registry loads or resets (a plugin may have changed a kernel). The fast path reads and
+sets Tensor's ``_data``/``_node`` slots directly, the one place outside ms-tensor that
+may (``ms_tensor.tensor.array_of``/``wrap`` there cost 11% more per operator call;
+``integration_tests/test_public_names.py`` has the numbers).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = ["execute", "execute_plain", "method_for", "input_array", "static_key"
            "set_recorder", "get_recorder", "OpError"]
 
 _ndarray = np.ndarray
+_new = object.__new__
 _WEAK = frozenset(WEAK_SCALARS)
 _recorder = None
 _MAX_PLANS = 4096  # per operator; the cache is cleared when it would grow past this
@@ -191,10 +195,12 @@ def _fast_path(op, reflected: bool = False):
     if n == 1:
         def call(x):
             if type(x) is Tensor:
-                a = array_of(x)
+                a = x._data
                 kernel = fast.get((a.dtype, a.shape))
                 if kernel is not None and type(a) is _ndarray:
-                    t = wrap(kernel(a))
+                    t = _new(Tensor)
+                    t._data = kernel(a)
+                    t._node = None
                     if _recorder is not None:
                         _recorder(op, (x,), _NO_ATTRS, t)
                     return t
@@ -204,11 +210,13 @@ def _fast_path(op, reflected: bool = False):
             if reflected:
                 x, y = y, x
             if type(x) is Tensor and type(y) is Tensor:
-                a = array_of(x)
-                b = array_of(y)
+                a = x._data
+                b = y._data
                 kernel = fast.get((a.dtype, a.shape, b.dtype, b.shape))
                 if kernel is not None and type(a) is _ndarray and type(b) is _ndarray:
-                    t = wrap(kernel(a, b))
+                    t = _new(Tensor)
+                    t._data = kernel(a, b)
+                    t._node = None
                     if _recorder is not None:
                         _recorder(op, (x, y), _NO_ATTRS, t)
                     return t
