@@ -26,12 +26,15 @@ _LAZY = {
 
 
 def __getattr__(name: str):
+    # One name at a time: ``from ms_graph import ir`` inside a module that the executor
+    # imports must not load the executor (that import would cycle).
     if name not in _LAZY:
         raise AttributeError(f"module 'ms_graph' has no attribute {name!r}")
-    for each, (module, attr) in _LAZY.items():  # all at once, in this order, as ever
-        value = importlib.import_module(module)
-        globals()[each] = value if attr is None else getattr(value, attr)
-    return globals()[name]
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value
+    return value
 
 
 def __dir__():

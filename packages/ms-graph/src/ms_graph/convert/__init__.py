@@ -16,7 +16,6 @@ import inspect
 import textwrap
 import types
 
-from ms_graph.convert import runtime
 from ms_graph.convert.errors import GraphSyntaxError, SourceUnavailable
 from ms_graph.convert.transform import RT, Context, convert_function, explicit_super, route_calls
 
@@ -82,6 +81,10 @@ def convert(fn):
     inner = next(c for c in factory_code.co_consts
                  if isinstance(c, types.CodeType) and c.co_name == node.name)
     cells = dict(zip(freevars, fn.__closure__ or ()))
+    # Imported here, not at the top: runtime needs control_flow, which needs trace, and
+    # trace needs this package's errors (a first ``import ms_graph.trace`` would cycle).
+    from ms_graph.convert import runtime
+
     cells[RT] = types.CellType(runtime)
     inner = inner.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     closure = tuple(cells[name] for name in inner.co_freevars)
