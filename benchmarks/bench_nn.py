@@ -31,7 +31,7 @@ Usage: ``python benchmarks/bench_nn.py [--quick] [--case mlp|lenet] [--memory] [
 ``--baseline PATH`` adds a row for another microspore (a copy of the packages' ``src``
 folders, compiled kernels included, on ``PYTHONPATH``): before and after a change, measured
 in the same rounds; ``--tuned`` one for microspore with the tuning it no longer applies by
-itself (``ms_ops.tuning.keep_freed_memory()``, ``OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=20000``).
+itself (``ms_ops.tuning.keep_freed_memory()`` and ``openmp_passive_wait()``).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ CHECK_STEPS = 3
 MEMORY_STEPS = 200
 CASES = ("mlp", "lenet")
 # ``--tuned``: what microspore once applied by itself, now the program's explicit choice
-TUNED_ENV = {"BENCH_MS_TUNING": "1", "OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "20000"}
+TUNED_ENV = {"BENCH_MS_TUNING": "1"}
 
 
 # --- the networks, written once for microspore and MindSpore (same API) ----------------------
@@ -220,6 +220,7 @@ def microspore_worker_main(data_path: str) -> int:
         from ms_ops import tuning
 
         tuning.keep_freed_memory()
+        tuning.openmp_passive_wait()
     data = dict(np.load(data_path))
     runs, checks = {}, {}
     for case in CASES:
@@ -268,8 +269,8 @@ def local_rows(data_path, notes, workers, baseline=None, tuned=False):
              START_ENV)]
     if tuned:
         runs.insert(1, ("--microspore-worker", "microspore tuned", "microspore PyNative, tuned",
-                        "ms_ops.tuning.keep_freed_memory(), OMP_WAIT_POLICY=PASSIVE "
-                        "GOMP_SPINCOUNT=20000", {**START_ENV, **TUNED_ENV}))
+                        "ms_ops.tuning.keep_freed_memory() and openmp_passive_wait()",
+                        {**START_ENV, **TUNED_ENV}))
     if baseline:
         runs.insert(1, ("--microspore-worker", "microspore baseline", "microspore baseline",
                         f"PYTHONPATH={baseline}", {**START_ENV, "PYTHONPATH": baseline}))

@@ -50,3 +50,36 @@ def test_settings_report_the_openmp_wait_variables(monkeypatch):
     assert tuning.settings()["openmp waiting"] == "OMP_WAIT_POLICY=PASSIVE"
     monkeypatch.delenv("OMP_WAIT_POLICY")
     assert tuning.settings()["openmp waiting"] == "libgomp defaults"
+
+
+_WAIT = """
+import ctypes, os
+from ms_ops import tuning
+before = dict(os.environ)
+assert tuning.openmp_passive_wait()
+import ms_ops.kernels._pool  # the kernels run on the libgomp just loaded
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_char_p
+print("SAME", dict(os.environ) == before, libc.getenv(b"OMP_WAIT_POLICY"), flush=True)
+print("SETTING", tuning.settings()["openmp waiting"], flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="libgomp")
+def test_openmp_passive_wait_configures_libgomp_and_leaves_the_environment():
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    out = subprocess.run([sys.executable, "-c", _WAIT], capture_output=True, text=True,
+                         env={**env, "OMP_DISPLAY_ENV": "true"}, check=True, timeout=120)
+    # libgomp prints what it read when it loaded
+    assert "OMP_WAIT_POLICY = 'PASSIVE'" in out.stderr
+    assert "SAME True None" in out.stdout
+    assert "SETTING openmp_passive_wait() (OMP_WAIT_POLICY=PASSIVE, GOMP_SPINCOUNT=20000)" \
+        in out.stdout
+
+
+def test_openmp_passive_wait_is_refused_once_libgomp_runs():
+    code = ("import ms_ops.kernels._pool; from ms_ops import tuning; "
+            "tuning.openmp_passive_wait()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode != 0 and "libgomp is already loaded" in out.stderr

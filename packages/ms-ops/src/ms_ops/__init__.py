@@ -19,6 +19,10 @@ __all__ = ["functional", "OpDef", "Arg", "Attr", "TensorSpec", "Primitive", "OpE
 
 
 def __getattr__(name: str):
+    if name in ("tuning", "blas"):  # `from ms_ops import tuning` must not load the registry
+        import importlib
+
+        return importlib.import_module(f"ms_ops.{name}")
     return getattr(functional, name)
 
 
