@@ -351,7 +351,7 @@ def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean",
     divides both by the total weight of the counted targets).
 
     >>> x = Tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
-    >>> round(float(nll_loss(ops.log_softmax(x, 1), Tensor([2, 0], int32))), 4)
+    >>> round(float(nll_loss(ops.log_softmax(x, 1), Tensor([2, 0], mstype.int32))), 4)
     0.7531
     """
     _check_functional_reduction("nll_loss", reduction)
@@ -386,7 +386,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     target with the uniform distribution.
 
     >>> x = Tensor([[1.0, 2.0, 3.0], [1.0, 1.0, 1.0]])
-    >>> round(float(cross_entropy(x, Tensor([2, 0], int32))), 4)
+    >>> round(float(cross_entropy(x, Tensor([2, 0], mstype.int32))), 4)
     0.7531
     """
     from ms_ops.defs import softmax

@@ -286,7 +286,7 @@ ReduceAny.samples(_reduce(_mask))
 def _sum(input, dim=None, keepdim=False, *, dtype=None):
     """``ops.sum``: sum over ``dim`` (all dims when None); integers and bools give int64.
 
-    >>> ops.sum(Tensor([[1, 2], [3, 4]], int32), 1).asnumpy()
+    >>> ops.sum(Tensor([[1, 2], [3, 4]], mstype.int32), 1).asnumpy()
     array([3, 7])
     """
     return ReduceSum(_widen_int(input, dtype), _axis_arg(dim), keep_dims=keepdim)

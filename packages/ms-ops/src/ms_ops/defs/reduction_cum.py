@@ -109,7 +109,7 @@ def _cumprod(rng):
 def cumsum(x, axis, dtype=None):
     """``ops.cumsum``: running sum along ``axis``, optionally in ``dtype``.
 
-    >>> ops.cumsum(Tensor([1, 2, 3], int32), 0).asnumpy()
+    >>> ops.cumsum(Tensor([1, 2, 3], mstype.int32), 0).asnumpy()
     array([1, 3, 6], dtype=int32)
     """
     return CumSum(_as(x, dtype), axis)
