@@ -87,8 +87,11 @@ def test_a_worker_process_that_dies_fails_the_pipeline_with_its_exit_code():
 
 
 _HANG = """
-import sys, threading, time
+import signal, sys, threading, time
 import numpy as np
+# A shell runs background jobs with SIGINT ignored, and a child inherits that: restore
+# Python's handler, or Ctrl-C never reaches this script under such a CI.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import ms_data as ds
 
 def forever(x):
