@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 from ms_ops.defs import array, reduction
 from ms_tensor.tensor import Tensor
 
-_wanted: tuple | None = None
+# Per thread: two threads differentiating at once each tell their own rules what they
+# need (a process-wide mask leaked one thread's mask into the other's rules).
+_state = threading.local()
 
 
 def wanted(i: int) -> bool:
@@ -15,7 +19,8 @@ def wanted(i: int) -> bool:
     whose input gradients are costly (MatMul, Conv2D) may return None for the others,
     e.g. the gradient of a network's input batch, which training never reads.
     """
-    return _wanted is None or _wanted[i]
+    mask = getattr(_state, "mask", None)
+    return mask is None or mask[i]
 
 
 class needing:
@@ -25,12 +30,11 @@ class needing:
         self.mask = tuple(mask)
 
     def __enter__(self):
-        global _wanted
-        self._previous, _wanted = _wanted, self.mask
+        self._previous = getattr(_state, "mask", None)
+        _state.mask = self.mask
 
     def __exit__(self, *exc):
-        global _wanted
-        _wanted = self._previous
+        _state.mask = self._previous
 
 
 def shape_of(v) -> tuple:
