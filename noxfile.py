@@ -7,6 +7,7 @@ Packages are found, not listed: every ``packages/*`` and ``plugins/*`` with a
 from __future__ import annotations
 
 import shutil
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -30,9 +31,8 @@ def _editable(paths) -> list[str]:
 
 @nox.session
 def tests(session):
-    """Run every package's, plugin's and integration test in one environment."""
-    session.install("pytest>=7", "hypothesis>=6", "setuptools>=68",
-                    *_editable(PACKAGES + PLUGINS))
+    """Run every test, doctest and tree check in one environment, as CI does."""
+    session.install("-r", str(ROOT / "requirements-dev.txt"))
     session.run("pytest", *session.posargs)
 
 
@@ -45,37 +45,75 @@ def lint(session):
 
 @nox.session
 def build(session):
-    """Build a wheel of every package and plugin into dist/ and check what they contain."""
+    """Build every package's sdist and a wheel from it into dist/, then install from dist/."""
     session.install("build>=1")
     DIST.mkdir(exist_ok=True)
+    for old in DIST.glob("*"):
+        old.unlink()
+    tree = _clean_tree(session)
     for project in PACKAGES + PLUGINS:
-        # Build from a copy of the files a fresh clone has (tracked, or new and not
-        # ignored): no stale build/ tree or in-place extension can leak into the wheel.
-        copy = Path(session.create_tmp()) / project.name
-        shutil.rmtree(copy, ignore_errors=True)
-        listed = session.run("git", "ls-files", "--cached", "--others", "--exclude-standard",
-                             str(project.relative_to(ROOT)), external=True, silent=True)
-        for rel in listed.split():
-            if (ROOT / rel).is_file():
-                dest = copy / Path(rel).relative_to(project.relative_to(ROOT))
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / rel, dest)
-        session.run("python", "-m", "build", "--wheel", "--outdir", str(DIST), str(copy))
-    problems = []
-    for project in PACKAGES + PLUGINS:
-        problems += _check_wheel(project)
+        # python -m build makes the sdist, then the wheel from that sdist alone.
+        session.run("python", "-m", "build", "--outdir", str(DIST),
+                    str(tree / project.relative_to(ROOT)))
+    problems = [p for project in PACKAGES + PLUGINS
+                for p in _check_sdist(project) + _check_wheel(project)]
     if problems:
-        session.error("wheel problems:\n" + "\n".join(problems))
-    session.log(f"{len(PACKAGES + PLUGINS)} wheels in {DIST}, no C or Cython sources in them")
+        session.error("distribution problems:\n" + "\n".join(problems))
+    _check_install(session)
+    session.log(f"{len(PACKAGES + PLUGINS)} sdists and wheels in {DIST}, installed and checked")
+
+
+def _clean_tree(session) -> Path:
+    """A copy of the files a fresh clone has (tracked, or new and not ignored) under
+    packages/, plugins/ and tools/: no stale build/, egg-info or in-place extension can
+    leak into an sdist or a wheel."""
+    tree = Path(session.create_tmp()).resolve() / "tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    listed = session.run("git", "ls-files", "--cached", "--others", "--exclude-standard",
+                         "packages", "plugins", "tools", external=True, silent=True)
+    for rel in listed.split():
+        if (ROOT / rel).is_file():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, tree / rel)
+    return tree
+
+
+def _check_sdist(project: Path) -> list[str]:
+    """The sdist of ``project`` carries its Cython sources and, where it builds
+    extensions, the build script (so it builds alone)."""
+    name = project.name.replace("-", "_")
+    sdists = sorted(DIST.glob(f"{name}-*.tar.gz"))
+    if not sdists:
+        return [f"{project.name}: no sdist {name}-*.tar.gz in {DIST}"]
+    with tarfile.open(sdists[-1]) as tar:
+        files = [m.name.split("/", 1)[-1] for m in tar.getmembers()]
+    needed = [p.relative_to(project).as_posix() for p in project.glob("src/**/*.pyx")]
+    if needed:
+        needed.append("ms_build.py")
+    return [f"{sdists[-1].name}: lacks {f}" for f in needed if f not in files]
+
+
+def _check_install(session) -> None:
+    """A fresh venv (stock pip) installs microspore and the plugins from dist/ and the
+    index, outside the source tree; tools/check_install.py calls the kernels."""
+    venv = Path(session.create_tmp()).resolve() / "wheelhouse-venv"
+    shutil.rmtree(venv, ignore_errors=True)
+    session.run("python", "-m", "venv", str(venv))
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--find-links",
+           str(DIST)]
+    with session.chdir(venv):
+        session.run(*pip, "microspore", *(p.name for p in PLUGINS), external=True)
+        session.run(str(venv / "bin" / "python"), str(ROOT / "tools" / "check_install.py"),
+                    external=True)
 
 
 def _check_wheel(project: Path) -> list[str]:
     """The wheel of ``project`` ships no .c/.pyx/.pxd and one extension per .pyx."""
     name = project.name.replace("-", "_")
-    wheels = sorted(DIST.glob(f"{name}-*.whl"), key=lambda p: p.stat().st_mtime)
+    wheels = sorted(DIST.glob(f"{name}-*.whl"))
     if not wheels:
         return [f"{project.name}: no wheel {name}-*.whl in {DIST}"]
-    wheel = wheels[-1]  # the one just built
+    wheel = wheels[-1]
     with zipfile.ZipFile(wheel) as whl:
         files = whl.namelist()
     problems = [f"{wheel.name}: ships source {f}" for f in files if f.endswith(SOURCE_SUFFIXES)]
@@ -116,3 +154,15 @@ def fuzz(session):
     session.run("pytest", "-q", "-p", "no:cacheprovider",
                 str(ROOT / "packages/ms-graph/tests/test_fuzz_graph.py"),
                 env={"MS_FUZZ_EXAMPLES": examples})
+
+
+@nox.session
+def fuzz_data(session):
+    """Fuzz ms-data's file loaders with atheris, 300 s per target (or the seconds after --)."""
+    session.install("atheris", *_editable(PACKAGES))
+    seconds = session.posargs[0] if session.posargs else "300"
+    for target in ("mnist", "cifar", "records", "image"):
+        corpus = Path(session.create_tmp()) / f"data-{target}-corpus"
+        corpus.mkdir(exist_ok=True)
+        session.run("python", str(ROOT / "packages/ms-data/tests/fuzz_loaders.py"), target,
+                    f"-max_total_time={seconds}", "-timeout=10", str(corpus))
