@@ -15,8 +15,8 @@ glibc's own ``MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=67108864``.
 ``OMP_WAIT_POLICY`` and ``GOMP_SPINCOUNT`` once, from the environment, when it loads, and
 has no API for them. Its default lets an idle worker spin for milliseconds after each
 parallel region: as fast as anything on idle cores, but on a machine shared with other
-busy processes the spinning threads hold cores the step needs (measured with 13 runnable
-processes on 2 cores: MLP 2.4 vs 7.6 steps/s, LeNet5 4.3 vs 8.4). Export
+busy processes the spinning threads hold cores the step needs (docs/benchmarks.md has
+the measurements). Export
 ``OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=20000`` before Python starts, or call this before
 the first operator runs: it loads libgomp with those two values in the C environment and
 removes them again at once, so ``os.environ`` and every subprocess see the environment as
