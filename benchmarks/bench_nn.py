@@ -30,8 +30,8 @@ Usage: ``python benchmarks/bench_nn.py [--quick] [--case mlp|lenet] [--memory] [
 (with neither ``--memory`` nor ``--imports`` it runs the step cases; ``--all`` runs all three).
 ``--baseline PATH`` adds a row for another microspore (a copy of the packages' ``src``
 folders, compiled kernels included, on ``PYTHONPATH``): before and after a change, measured
-in the same rounds; ``--tuned`` one for microspore with the tuning it no longer applies by
-itself (``ms_ops.tuning.keep_freed_memory()`` and ``openmp_passive_wait()``).
+in the same rounds; ``--tuned`` one for microspore with the tuning it never applies by itself,
+exported in that worker's environment (``ms_ops.tuning.MALLOC`` and ``OPENMP``).
 """
 
 from __future__ import annotations
@@ -71,6 +71,8 @@ from _workers import (
     start_worker,
 )
 
+from ms_ops import tuning
+
 MLP_SIZES = (784, 512, 512, 10)
 BATCH = {"mlp": 64, "lenet": 32}
 LR, MOMENTUM = 0.01, 0.9
@@ -80,7 +82,7 @@ CHECK_STEPS = 3
 MEMORY_STEPS = 200
 CASES = ("mlp", "lenet")
 # ``--tuned``: what microspore once applied by itself, now the program's explicit choice
-TUNED_ENV = {"BENCH_MS_TUNING": "1"}
+TUNED_ENV = {**tuning.MALLOC, **tuning.OPENMP}  # what a user would export
 
 
 # --- the networks, written once for microspore and MindSpore (same API) ----------------------
@@ -216,11 +218,6 @@ def microspore_worker_main(data_path: str) -> int:
     reply = reply_channel()
     import microspore as ms
 
-    if os.environ.get("BENCH_MS_TUNING"):
-        from ms_ops import tuning
-
-        tuning.keep_freed_memory()
-        tuning.openmp_passive_wait()
     data = dict(np.load(data_path))
     runs, checks = {}, {}
     for case in CASES:
@@ -262,14 +259,14 @@ def local_rows(data_path, notes, workers, baseline=None, tuned=False):
     """microspore's and PyTorch's rows, each framework answering from its own process;
     with ``baseline`` (a PYTHONPATH of another microspore's source trees) one more row,
     that microspore's, interleaved with the others: a before/after under the same load;
-    with ``tuned``, one with the explicit tuning of ``ms_ops.tuning`` (see there)."""
+    with ``tuned``, one with the tuning of ``ms_ops.tuning`` exported (see there)."""
     rows = []
     runs = [("--microspore-worker", "microspore", "microspore PyNative", None, START_ENV),
             ("--torch-worker", "PyTorch", "PyTorch eager", f"torch.set_num_threads({THREADS})",
              START_ENV)]
     if tuned:
         runs.insert(1, ("--microspore-worker", "microspore tuned", "microspore PyNative, tuned",
-                        "ms_ops.tuning.keep_freed_memory() and openmp_passive_wait()",
+                        ", ".join(f"{k}={v}" for k, v in TUNED_ENV.items()),
                         {**START_ENV, **TUNED_ENV}))
     if baseline:
         runs.insert(1, ("--microspore-worker", "microspore baseline", "microspore baseline",
@@ -413,7 +410,7 @@ def main(argv=None) -> int:
     p.add_argument("--baseline", metavar="PYTHONPATH",
                    help="also time the microspore found on this path (before/after)")
     p.add_argument("--tuned", action="store_true",
-                   help="also time microspore with ms_ops.tuning's settings")
+                   help="also time microspore with ms_ops.tuning's variables exported")
     p.add_argument("--memory-worker", nargs=2, metavar=("MODULE", "DATA"), help=argparse.SUPPRESS)
     p.add_argument("--microspore-worker", metavar="DATA", help=argparse.SUPPRESS)
     p.add_argument("--torch-worker", metavar="DATA", help=argparse.SUPPRESS)
