@@ -2,49 +2,19 @@
 gradients, also through shared Parameters (issue 11: zeros or IndexError before)."""
 
 import ast
-import sys
-import threading
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import ms_ops as ops
 from ms_autodiff import grad, recording
+from ms_autodiff.testing import run_concurrently
 from ms_tensor import Parameter, Tensor
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture
-def fast_switching():
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)  # threads interleave between almost every operator
-    yield
-    sys.setswitchinterval(previous)
-
-
-def _run(workers):
-    errors = []
-    start = threading.Barrier(len(workers))
-
-    def wrapped(fn):
-        try:
-            start.wait()
-            fn()
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=wrapped, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-
-
-def test_grad_from_four_threads_is_exact(fast_switching):
+def test_grad_from_four_threads_is_exact():
     w = Parameter(Tensor(np.array([1.0, 2.0, 3.0], np.float32)), name="w")
 
     def loss(x):
@@ -62,14 +32,14 @@ def test_grad_from_four_threads_is_exact(fast_switching):
                 np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
         return run
 
-    _run([worker(s) for s in range(4)])
+    run_concurrently([worker(s) for s in range(4)])
     assert recording.get_recorder() is None
 
 
 def test_no_recorder_is_left_installed_after_threads():
     from ms_ops import get_recorder
 
-    _run([lambda: grad(lambda x: (x * x).sum())(Tensor(np.ones(2, np.float32)))] * 3)
+    run_concurrently([lambda: grad(lambda x: (x * x).sum())(Tensor(np.ones(2, np.float32)))] * 3)
     assert get_recorder() is None
 
 

@@ -1,46 +1,16 @@
 """Four threads at once doing grad, first calls of jit functions and inference get
 exact results (issue 11: a shared tracer corrupted cached graphs)."""
 
-import sys
-import threading
 
 import ms_graph
 import numpy as np
-import pytest
 
 import ms_ops as ops
 from ms_autodiff import grad
+from ms_autodiff.testing import run_concurrently
 from ms_tensor import Tensor
 
 N = 4
-
-
-@pytest.fixture(autouse=True)
-def fast_switching():
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    yield
-    sys.setswitchinterval(previous)
-
-
-def _run(workers):
-    errors = []
-    start = threading.Barrier(len(workers))
-
-    def wrapped(fn):
-        try:
-            start.wait()
-            fn()
-        except BaseException as e:  # noqa: BLE001 - re-raised below
-            errors.append(e)
-
-    threads = [threading.Thread(target=wrapped, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
 
 
 def _f(x, y):
@@ -71,7 +41,7 @@ def test_first_calls_of_one_jit_function_from_four_threads():
                                                _f_np(x, y), rtol=1e-5, atol=1e-6)
             return run
 
-        _run([worker(i) for i in range(N)])
+        run_concurrently([worker(i) for i in range(N)])
         assert f.misses == 1
 
 
@@ -108,6 +78,6 @@ def test_grad_jit_first_calls_and_inference_at_once():
             x = rng.standard_normal(4).astype(np.float32)
             np.testing.assert_allclose(grad(cube)(Tensor(x)).asnumpy(), 3 * x * x, rtol=1e-5)
 
-    _run([lambda: grads(0), lambda: first_calls(1), lambda: inference(2),
+    run_concurrently([lambda: grads(0), lambda: first_calls(1), lambda: inference(2),
           lambda: grad_of_jit(3)])
     assert infer.misses == 1

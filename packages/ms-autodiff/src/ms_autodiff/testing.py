@@ -9,13 +9,16 @@
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import numpy as np
 
 from ms_autodiff.api import grad
 from ms_ops.opdef import TENSOR
 from ms_tensor.tensor import Tensor
 
-__all__ = ["check_grad", "check_op_gradients", "numeric_grad"]
+__all__ = ["check_grad", "check_op_gradients", "numeric_grad", "run_concurrently"]
 
 
 def _as_tuple(x):
@@ -183,3 +186,31 @@ def check_op_gradients(op, samples, *, seed=0, rtol=1e-5, atol=1e-7, eps=1e-6):
     assert count, f"{op.name}: its samples function yielded nothing"
     if op.differentiable:
         assert checked, f"{op.name}: no sample has a float input to differentiate"
+
+
+def run_concurrently(workers, switch_interval: float = 1e-5) -> None:
+    """Start every ``worker()`` in its own thread at the same moment and wait for all;
+    re-raise the first error. The short switch interval makes the threads interleave
+    between almost every operator, where shared state would be corrupted."""
+    errors = []
+    start = threading.Barrier(len(workers))
+
+    def wrapped(fn):
+        try:
+            start.wait()
+            fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            errors.append(e)
+
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(switch_interval)
+    try:
+        threads = [threading.Thread(target=wrapped, args=(w,)) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(previous)
+    if errors:
+        raise errors[0]
