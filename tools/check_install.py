@@ -16,7 +16,7 @@ import sysconfig
 from pathlib import Path
 
 DISTRIBUTIONS = ("ms-tensor", "ms-ops", "ms-autodiff", "ms-graph", "ms-data", "ms-nn",
-                 "microspore")
+                 "ms-parallel", "ms-lite", "ms-insight", "ms-device-ascend", "microspore")
 
 
 def extension_modules(dist: str) -> list[str]:
