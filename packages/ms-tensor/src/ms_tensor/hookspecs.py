@@ -95,5 +95,30 @@ def ms_register_cli_commands(registry: RegistryView) -> None:
     """
 
 
+@hookspec
+def ms_register_explainers(registry: RegistryView) -> None:
+    """Add saliency explainers with ``registry.add_explainer(name, cls)``.
+
+    ``cls(network, ...)`` builds an explainer called as ``explainer(inputs, targets)``
+    that returns ``(N, 1, H, W)`` saliency (MindSpore XAI's API); ms-insight's runner and
+    ``ms_insight.explainer.create(name, ...)`` find it by ``name``. ``cls`` may be a
+    ``"module:attr"`` string, imported on first lookup.
+    """
+
+
+@hookspec
+def ms_register_c_templates(registry: RegistryView) -> None:
+    """Add C code for ms-lite's code generator with ``registry.add_c_template(op, template,
+    dtype=...)``.
+
+    ``template`` is an ``ms_lite.codegen.CTemplate`` (kernel functions emitted once per
+    project, a call filled per node) or a plain string, the loop body of an elementwise
+    operator (``"out[i] = x[i] * 2;"``, inputs by the operator's argument names); ``dtype``
+    is the tensors' numpy dtype name (``"float32"``, ``"int8"``). An ``OpDef``'s own
+    ``c_template=`` is its float32 template. Called after the operators are registered;
+    the generator names any operator of a model that has no template for its dtype.
+    """
+
+
 # A module's namespace keeps definition order, so this is the order of the specs above.
 HOOK_ORDER = tuple(name for name in dict(globals()) if name.startswith("ms_register_"))

@@ -281,6 +281,15 @@ class RegistryView:
                                     f"unusable name {name!r} (one word, not starting with '-')")
         self._entry("cli_command", name, None, fn, priority, help=help)
 
+    def add_explainer(self, name: str, cls, *, priority: int | None = None) -> None:
+        """A saliency explainer class (``cls(network, ...)(inputs, targets)``)."""
+        self._entry("explainer", name, None, cls, priority)
+
+    def add_c_template(self, op, template, *, dtype: str = "float32",
+                       priority: int | None = None) -> None:
+        """C code of ``op`` for ms-lite's code generator, for tensors of ``dtype``."""
+        self._entry("c_template", _op_name(op), dtype, template, priority)
+
     def add(self, kind: str, name: str, value, *, backend: str | None = None,
             priority: int | None = None, **info) -> None:
         """Register an entry of a kind that later packages define (e.g. ``"dataset_source"``)."""
