@@ -13,6 +13,13 @@ from ms_tensor.registry import RegistryView
 
 
 @hookimpl
+def ms_register_ops(registry: RegistryView) -> None:
+    from ms_graph.sink.get_next import GetNext  # the data-sink queue reader
+
+    registry.add_ops(GetNext)
+
+
+@hookimpl
 def ms_register_passes(registry: RegistryView) -> None:
     for name in ORDER:
         registry.add_pass(name, f"ms_graph.passes.{name}:run", stage="optimize")

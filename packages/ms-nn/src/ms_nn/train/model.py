@@ -1,9 +1,10 @@
 """``Model``: MindSpore's high-level train / eval / predict driver.
 
-Each step runs eagerly (PyNative) in Python. ``dataset_sink_mode=True`` gives MindSpore's
-sink *semantics* — an epoch is ``sink_size`` steps that may cross dataset epochs, and the
-step callbacks fire once per sink — but the steps still run one by one on the host; there
-is no device queue and no compiled training graph yet.
+Without sink each step is called from the host. ``dataset_sink_mode=True`` gives
+MindSpore's data sink (``ms_nn.train.sink``): an epoch is ``sink_size`` steps that may
+cross dataset epochs, the batches reach the step through a device queue filled by a
+background thread and read by ``GetNext``, the step callbacks fire once per sink, and in
+GRAPH_MODE the ``sink_size`` steps run as one compiled loop.
 """
 
 from __future__ import annotations
@@ -196,22 +197,22 @@ class Model:
         cb["list_callback"] = callbacks = CallbackList(callbacks)
         run_context = RunContext(cb)
         self._train_network.set_train(True)
-        if dataset_sink_mode and sink_size > 0:
-            stream = data.stream(-(-epochs_to_run * sink_size // data.size) if data.size
-                                 else None)
-        else:
-            stream = None
+        runner = None
         with callbacks:
-            callbacks.on_train_begin(run_context)
             try:
+                if dataset_sink_mode and (sink_size > 0 or data.size):
+                    from ms_nn.train.sink import SinkRunner  # the device queue and GetNext
+                    runner = SinkRunner(self._train_network, data.stream(
+                        -(-epochs_to_run * steps // data.size) if data.size else None),
+                        "Model.train", describe=repr(train_dataset))
+                callbacks.on_train_begin(run_context)
                 for ep in range(initial_epoch + 1, epoch + 1):
                     cb.cur_epoch_num = ep
                     callbacks.on_train_epoch_begin(run_context)
-                    if stream is not None:
-                        self._sink_epoch(iter(stream), sink_size, cb, callbacks, run_context)
+                    if runner is not None:
+                        self._sink_run(runner, steps, cb, callbacks, run_context)
                     elif dataset_sink_mode:
-                        self._sink_epoch(data.epoch(epochs_to_run), None, cb, callbacks,
-                                         run_context)
+                        self._sink_epoch(data.epoch(epochs_to_run), cb, callbacks, run_context)
                     else:
                         self._plain_epoch(data.epoch(epochs_to_run), cb, callbacks,
                                           run_context)
@@ -222,6 +223,8 @@ class Model:
                         break
                 callbacks.on_train_end(run_context)
             finally:
+                if runner is not None:
+                    runner.close()
                 data.close()
 
     def _step(self, batch, cb):
@@ -243,15 +246,21 @@ class Model:
         if count and cb.batch_num != count and cb.cur_epoch_num == cb.initial_epoch + 1:
             cb.batch_num = count
 
-    def _sink_epoch(self, batches, sink_size, cb, callbacks, run_context):
-        """One sink: ``sink_size`` steps (or one dataset pass) between step_begin and step_end."""
+    def _sink_run(self, runner, steps, cb, callbacks, run_context):
+        """One sink of ``steps`` steps through the device queue (``ms_nn.train.sink``)."""
+        callbacks.on_train_step_begin(run_context)
+        cb.net_outputs = runner.run(steps)
+        cb.train_dataset_element = runner.last_batch
+        cb.cur_step_num += steps
+        callbacks.on_train_step_end(run_context)
+
+    def _sink_epoch(self, batches, cb, callbacks, run_context):
+        """One sink of a dataset of unknown size: one pass between step_begin and step_end."""
         callbacks.on_train_step_begin(run_context)
         count = 0
         for batch in batches:
             cb.net_outputs = self._step(batch, cb)
             count += 1
-            if sink_size is not None and count == sink_size:
-                break
         if count == 0:
             raise ValueError("Model.train: the dataset gave no batches in sink mode")
         if not cb.batch_num:

@@ -1,0 +1,6 @@
+"""Data sink and loop sink: a device queue (``channel``), the ``GetNext`` operator that
+reads it inside a graph, and ``SinkLoop``, which compiles ``n`` steps into one graph."""
+
+from ms_graph.sink.channel import DataChannel, DataStarvedError, channel
+
+__all__ = ["DataChannel", "DataStarvedError", "channel"]
