@@ -110,6 +110,10 @@ class OpDef:
             of indices for operators that update several (Adam: ``var, m, v``).
         writes: indices of inputs the kernel also updates in place without returning
             them (BatchNorm's moving statistics in training; MindSpore's RW_WRITE).
+        side_effect_io: the kernel does input/output outside its arrays (summary
+            operators hand their value to the summary writer; MindSpore's
+            ``side_effect_io``): graph passes never fold, merge or remove such a call,
+            so it runs on every call of a compiled graph, as in PyNative.
         functional: the ``ops.<name>`` names that call the operator (a name or several).
         methods: the ``Tensor`` methods that call it with the tensor first; a binary
             dunder (``"__add__"``) brings its reflected form (``"__radd__"``).
@@ -120,7 +124,8 @@ class OpDef:
     def __init__(self, name: str, inputs=(), attrs=(), *, infer: Callable,
                  promote: str | None = None, differentiable: bool = True,
                  nondiff_inputs=(), stateful: bool = False, seed_attrs=("seed", "seed2"),
-                 inplace: int | tuple | None = None, writes: tuple = (), doc: str = "",
+                 inplace: int | tuple | None = None, writes: tuple = (),
+                 side_effect_io: bool = False, doc: str = "",
                  functional=(), methods=(), c_template: str | None = None, aliases=()):
         self.name = name
         # The module that defines the operator (through a factory in it, or directly):
@@ -138,6 +143,7 @@ class OpDef:
         self.seed_attrs = tuple(seed_attrs)
         self.inplace = inplace
         self.writes = tuple(writes)
+        self.side_effect_io = bool(side_effect_io)
         self.__doc__ = doc or f"The {name} operator."
         self.input_names = tuple(a.name for a in self.inputs)
         self.attr_names = tuple(a.name for a in self.attrs)

@@ -11,13 +11,13 @@ def has_effects(node: Node) -> bool:
     """Whether running ``node`` does more than compute its outputs.
 
     Some operators write into an input (in-place updates of a Parameter's array,
-    BatchNorm's moving statistics), random operators advance their generator; a
-    control-flow node has effects when its bodies do. Such nodes are never removed,
-    merged or moved past.
+    BatchNorm's moving statistics), random operators advance their generator, summary
+    operators hand their value to the writer (``side_effect_io``); a control-flow node
+    has effects when its bodies do. Such nodes are never removed, merged or moved past.
     """
     if isinstance(node.op, str):
         return any(has_effects(n) for sub in node.subgraphs for n in sub.nodes)
-    return bool(node.op.written) or node.op.stateful
+    return bool(node.op.written) or node.op.stateful or node.op.side_effect_io
 
 
 def is_pure_op(node: Node) -> bool:
