@@ -120,5 +120,18 @@ def ms_register_c_templates(registry: RegistryView) -> None:
     """
 
 
+@hookspec
+def ms_register_onnx(registry: RegistryView) -> None:
+    """Add ONNX translators with ``registry.add_onnx_exporter(op, fn)`` and
+    ``registry.add_onnx_importer(onnx_op_type, fn)``.
+
+    An exporter turns one lite graph node of registry operator ``op`` into ONNX nodes
+    (``fn(ctx, node)``, see ``ms_lite.onnx.export_ops``); an importer turns one ONNX node of
+    ``onnx_op_type`` into registry operators (``fn(ctx, node)``, see
+    ``ms_lite.onnx.context``). ``fn`` may be a ``"module:attr"`` string. A plugin's operator
+    exports to ONNX once it registers an exporter; export names any operator without one.
+    """
+
+
 # A module's namespace keeps definition order, so this is the order of the specs above.
 HOOK_ORDER = tuple(name for name in dict(globals()) if name.startswith("ms_register_"))

@@ -290,6 +290,14 @@ class RegistryView:
         """C code of ``op`` for ms-lite's code generator, for tensors of ``dtype``."""
         self._entry("c_template", _op_name(op), dtype, template, priority)
 
+    def add_onnx_exporter(self, op, fn, *, priority: int | None = None) -> None:
+        """How a lite graph node of operator ``op`` becomes ONNX nodes (``fn(ctx, node)``)."""
+        self._entry("onnx_exporter", _op_name(op), None, fn, priority)
+
+    def add_onnx_importer(self, op_type: str, fn, *, priority: int | None = None) -> None:
+        """How an ONNX node of ``op_type`` becomes registry operators (``fn(ctx, node)``)."""
+        self._entry("onnx_importer", op_type, None, fn, priority)
+
     def add(self, kind: str, name: str, value, *, backend: str | None = None,
             priority: int | None = None, **info) -> None:
         """Register an entry of a kind that later packages define (e.g. ``"dataset_source"``)."""
