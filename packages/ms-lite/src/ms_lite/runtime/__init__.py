@@ -1,0 +1,1 @@
+"""The lite runtime: needs ms-tensor and ms-ops only (kernels come from the registry)."""
