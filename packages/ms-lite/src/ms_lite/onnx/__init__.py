@@ -1,0 +1,1 @@
+"""ONNX in and out."""
