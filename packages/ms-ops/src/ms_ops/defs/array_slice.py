@@ -1,10 +1,15 @@
-"""Slicing and padding: Slice, StridedSlice, Pad, PadV3 and ``ops.slice``/``strided_slice``/``pad``.
+"""Slicing and padding: Slice, StridedSlice, Pad, PadV3 (+ PadV3Grad) and ``ops.slice``/
+``strided_slice``/``pad``.
 
 StridedSlice follows MindSpore (and TensorFlow): ``begin``/``end``/``strides`` per axis,
 with bit masks that ignore a begin or end (``begin_mask``/``end_mask``), stand for
 ``...`` (``ellipsis_mask``), add an axis (``new_axis_mask``) or pick one position
 (``shrink_axis_mask``). It is turned into the basic numpy index it denotes, so its
 inference and gradient are those of ``TensorGetItem``. Slices return views.
+
+PadV3's ``reflect``, ``edge`` and ``circular`` modes copy input positions into the border;
+numpy's pad of ``arange(n)`` says which position each output takes, so the forward pass
+is a take along each axis and the gradient (PadV3Grad) adds back to those positions.
 """
 
 from __future__ import annotations
@@ -181,10 +186,33 @@ def _pad(rng):
     yield (rng.standard_normal((2, 3)),), {"paddings": ((1, 0), (2, 1))}
 
 
+# PadV3's copying modes, as numpy's pad spells them.
+_COPY_MODES = {"reflect": "reflect", "edge": "edge", "circular": "wrap"}
+
+
+def source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each position of a padded axis, the input position it copies."""
+    return np.pad(np.arange(n), (before, after), mode=_COPY_MODES[mode])
+
+
+def _check_copy_pads(shape, pairs, mode, paddings):
+    for axis, (n, (b, a)) in enumerate(zip(shape, pairs)):
+        if not (b or a):
+            continue
+        if b < 0 or a < 0:
+            raise ValueError(f"PadV3: {mode} mode cannot crop; got paddings {tuple(paddings)}")
+        if n == 0 or (mode == "reflect" and max(b, a) >= n):
+            raise ValueError(f"PadV3: {mode} mode needs each padding smaller than its axis; "
+                             f"got ({b}, {a}) for axis {axis} of size {n}")
+
+
 def _pad_v3_infer(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
-    if mode != "constant":
-        raise ValueError(f"mode {mode!r} is not supported; only 'constant' is")
+    if mode != "constant" and mode not in _COPY_MODES:
+        raise ValueError(f"PadV3: mode must be 'constant', 'reflect', 'edge' or 'circular', "
+                         f"got {mode!r}")
     pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
+    if mode != "constant":
+        _check_copy_pads(x.shape, pairs, mode, paddings)
     shape = tuple(n + b + a for n, (b, a) in zip(x.shape, pairs))
     if any(d < 0 for d in shape):
         raise ValueError(f"paddings {tuple(paddings)} crop more than input shape {x.shape} has")
@@ -200,6 +228,11 @@ PadV3 = OpDef("PadV3", (Arg("x"), Arg("paddings", STATIC), Arg("constant_value",
 @PadV3.kernel("CPU", dtypes=ALL)
 def pad_v3_cpu(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
     pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
+    if mode != "constant":
+        for axis, (b, a) in enumerate(pairs):
+            if b or a:
+                x = np.take(x, source_index(x.shape[axis], b, a, mode), axis)
+        return x
     crop = tuple(slice(max(-b, 0), n - max(-a, 0)) for n, (b, a) in zip(x.shape, pairs))
     grow = tuple((max(b, 0), max(a, 0)) for b, a in pairs)
     return np.pad(x[crop], grow, constant_values=constant_value)
@@ -208,6 +241,9 @@ def pad_v3_cpu(x, paddings, constant_value=0, mode="constant", paddings_contiguo
 @PadV3.bprop
 def pad_v3_bprop(x, paddings, constant_value, out, dout, mode="constant",
                  paddings_contiguous=True):
+    if mode != "constant":
+        return (PadV3Grad(dout, paddings, mode=mode, paddings_contiguous=paddings_contiguous),
+                None, None)
     back = tuple(-v for v in paddings)
     return (PadV3(dout, back, 0, mode=mode, paddings_contiguous=paddings_contiguous),
             None, None)
@@ -219,6 +255,48 @@ def _pad_v3(rng):
     yield (x, (1, 2), 0), {}
     yield (x, (1, -1, 0, 2), 1.5), {}  # a negative padding crops
     yield (x, (1, 0, 2, 1), 0), {"paddings_contiguous": False}
+    for mode in _COPY_MODES:
+        yield (x, (1, 2, 2, 0), 0), {"mode": mode}
+
+
+def _pad_v3_grad_infer(x, paddings, mode="reflect", paddings_contiguous=True):
+    if mode not in _COPY_MODES:
+        raise ValueError(f"PadV3Grad: mode must be 'reflect', 'edge' or 'circular', got {mode!r}")
+    pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
+    shape = tuple(n - b - a for n, (b, a) in zip(x.shape, pairs))
+    _check_copy_pads(shape, pairs, mode, paddings)
+    return TensorSpec(shape, x.dtype)
+
+
+PadV3Grad = OpDef("PadV3Grad", (Arg("x"), Arg("paddings", STATIC)),
+                  (Attr("mode", "reflect"), Attr("paddings_contiguous", True)),
+                  infer=_pad_v3_grad_infer,
+                  doc="PadV3's gradient in a copying mode: each output's gradient added back "
+                      "to the input position it copied.")
+
+
+@PadV3Grad.kernel("CPU", dtypes=ALL)
+def pad_v3_grad_cpu(dout, paddings, mode="reflect", paddings_contiguous=True):
+    pairs = v3_pairs(paddings, dout.ndim, paddings_contiguous)
+    for axis, (b, a) in enumerate(pairs):
+        if b or a:
+            n = dout.shape[axis] - b - a
+            moved = np.moveaxis(dout, axis, 0)
+            acc = np.zeros((n,) + moved.shape[1:], dout.dtype)
+            np.add.at(acc, source_index(n, b, a, mode), moved)
+            dout = np.moveaxis(acc, 0, axis)
+    return dout
+
+
+@PadV3Grad.bprop
+def pad_v3_grad_bprop(x, paddings, out, dout, mode="reflect", paddings_contiguous=True):
+    return (PadV3(dout, paddings, 0, mode=mode, paddings_contiguous=paddings_contiguous), None)
+
+
+@PadV3Grad.samples
+def _pad_v3_grad(rng):
+    for mode in _COPY_MODES:
+        yield (rng.standard_normal((2, 6, 6)), (1, 2, 2, 0)), {"mode": mode}
 
 
 @functional("slice")
@@ -239,9 +317,20 @@ def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellips
 @functional("pad")
 def pad(input_x, padding, mode="constant", value=None):
     """``ops.pad``: pad (or, with negative values, crop) the last axes; ``padding`` lists
-    (before, after) for the last axis first.
+    (before, after) for the last axis first. ``mode``: ``"constant"`` (``value``, default
+    0), ``"reflect"``, ``"replicate"`` or ``"circular"``.
 
     >>> ops.pad(ops.ones((2, 2)), (1, 0)).shape
     (2, 3)
     """
-    return PadV3(input_x, tuple(padding), 0 if value is None else value, mode=mode)
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode must be one of {', '.join(map(repr, _PAD_MODES))}, "
+                         f"got {mode!r}")
+    if mode != "constant" and value is not None:
+        raise ValueError(f"pad: value is only used by mode 'constant', not {mode!r}")
+    return PadV3(input_x, tuple(padding), 0 if value is None else value, mode=_PAD_MODES[mode])
+
+
+# ops.pad's mode names -> PadV3's.
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+              "circular": "circular"}
