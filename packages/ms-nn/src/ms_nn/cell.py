@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ms_nn import cell_parallel
 from ms_nn.hooks import HookHandle
 from ms_ops.dispatch import get_recorder
 from ms_tensor import dtype as mstype
@@ -567,6 +568,8 @@ class Cell:
             lines.append(f"  ({key}): {text}")
         lines.append(")")
         return "\n".join(lines)
+
+    shard = cell_parallel.shard
 
     def __dir__(self):
         names = set(super().__dir__())

@@ -57,6 +57,27 @@ class Primitive:
             return execute(op, values, self.attrs, state=self._state)
         return execute(op, values, self.attrs)
 
+    def shard(self, in_strategy, out_strategy=None) -> Primitive:
+        """Operator-level parallel strategy, as MindSpore's ``Primitive.shard``.
+
+        ``in_strategy`` gives, per tensor input, how many slices each dimension is cut into
+        (``ops.MatMul().shard(((2, 1), (1, 4)))``), or one ``ms.Layout`` call per input.
+        ms-parallel's planner reads it under SEMI_AUTO/AUTO_PARALLEL; a single-device run
+        ignores it. Returns the Primitive, so it chains after the constructor.
+        """
+        if not isinstance(in_strategy, (tuple, list)) or not in_strategy:
+            raise TypeError(f"{self.name}.shard: in_strategy must be a tuple with one "
+                            f"entry per input, got {in_strategy!r}")
+        if out_strategy is not None and not isinstance(out_strategy, (tuple, list)):
+            raise TypeError(f"{self.name}.shard: out_strategy must be a tuple or None, got "
+                            f"{out_strategy!r}")
+        self.in_strategy = tuple(in_strategy)
+        self.out_strategy = None if out_strategy is None else tuple(out_strategy)
+        # Calls must hand this Primitive's own attrs dict to dispatch (the fast path does
+        # not): the planner finds the strategy of a recorded call by that dict.
+        self._fast = False
+        return self
+
     def add_prim_attr(self, name: str, value) -> Primitive:
         self.attrs[name] = value
         return self

@@ -1,0 +1,174 @@
+"""Tensor redistribution: the cheapest sequence of collectives from one layout to another.
+
+Both layouts are written on one device matrix (their coarsest common refinement). A state is a
+tensor map plus the partial axes; the steps move one device axis at a time:
+
+- ``AllReduce(a)``: sum the summands over axis ``a`` (partial -> replicated),
+- ``ReduceScatter(a, d)``: sum over ``a`` and keep slice ``coord_a`` of dimension ``d``,
+- ``AllGather(a, d)``: concatenate dimension ``d`` over axis ``a`` (its innermost cut),
+- ``AlltoAll(a, d, d2)``: move the cut of axis ``a`` from dimension ``d`` to ``d2``,
+- ``Split(a, d)``: keep slice ``coord_a`` of dimension ``d`` (local, no communication).
+
+Dijkstra's algorithm over these states, with each step priced by the topology, returns a
+sequence whose cost is minimal among all sequences of these steps that cut an axis into a
+dimension only where the target has it next (other cuts would have to be gathered again).
+Layouts whose device matrices have no common refinement ((2, 3) and (3, 2)) go through the
+replicated tensor: gather everything on the source matrix, then each rank slices the target
+layout locally.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ms_parallel.auto.layout import TensorLayout, common_refinement
+from ms_parallel.auto.topology import Topology
+
+__all__ = ["Step", "Redistribution", "plan_redistribution"]
+
+_MAX_STATES = 50_000
+
+
+@dataclass(frozen=True)
+class Step:
+    """One redistribution step; ``axis`` indexes the plan's device matrix."""
+
+    kind: str
+    axis: int = -1
+    dim: int = -1
+    dim_to: int = -1
+
+    def __repr__(self) -> str:
+        args = [str(v) for v in (self.axis, self.dim, self.dim_to) if v >= 0]
+        return f"{self.kind}({', '.join(args)})"
+
+
+@dataclass(frozen=True)
+class Redistribution:
+    """The chosen steps, on device matrix ``dev_matrix``, and their predicted seconds."""
+
+    src: TensorLayout
+    dst: TensorLayout
+    shape: tuple
+    dev_matrix: tuple
+    steps: tuple
+    cost: float
+    final: TensorLayout | None = None  # set when the last step slices to another matrix
+
+    def __str__(self) -> str:
+        return " -> ".join(map(repr, self.steps)) or "(nothing to move)"
+
+
+def _moves(state, goal, dev, shape):
+    """Steps from ``state``; an axis is only ever cut into a dimension where ``goal`` has it
+    next (so the dimension's cuts stay a prefix of the goal's), which bounds the search."""
+    tmap, partial = state
+    used = {a for axes in tmap for a in axes} | partial
+    shards = [math.prod(dev[a] for a in axes) for axes in tmap]
+    gmap = goal[0]
+
+    def fits(d, a):
+        axes = tmap[d]
+        return (len(axes) < len(gmap[d]) and gmap[d][:len(axes)] == axes
+                and gmap[d][len(axes)] == a and (shape[d] // shards[d]) % dev[a] == 0)
+    for a in sorted(partial):
+        rest = partial - {a}
+        yield Step("AllReduce", a), (tmap, rest)
+        for d in range(len(tmap)):
+            if fits(d, a):
+                yield Step("ReduceScatter", a, d), (_push(tmap, d, a), rest)
+    for d, axes in enumerate(tmap):
+        if axes:
+            a = axes[-1]
+            popped = _pop(tmap, d)
+            yield Step("AllGather", a, d), (popped, partial)
+            for d2 in range(len(tmap)):
+                if d2 != d and fits(d2, a):
+                    yield Step("AlltoAll", a, d, d2), (_push(popped, d2, a), partial)
+    for a in range(len(dev)):
+        if a not in used:
+            for d in range(len(tmap)):
+                if fits(d, a):
+                    yield Step("Split", a, d), (_push(tmap, d, a), partial)
+
+
+def _push(tmap, d, a):
+    return tmap[:d] + (tmap[d] + (a,),) + tmap[d + 1:]
+
+
+def _pop(tmap, d):
+    return tmap[:d] + (tmap[d][:-1],) + tmap[d + 1:]
+
+
+def step_cost(step: Step, state, dev, shape, itemsize, topo: Topology) -> float:
+    """Seconds for ``step`` taken from ``state`` (sizes are per rank)."""
+    tmap, _ = state
+    local = math.prod(shape) * itemsize / math.prod(
+        math.prod(dev[a] for a in axes) for axes in tmap)
+    p = dev[step.axis]
+    stride = math.prod(dev[step.axis + 1:])
+    if step.kind == "Split":
+        return topo.copy(local / p)
+    if step.kind == "AllGather":
+        return topo.collective("AllGather", p, local * p, stride)
+    return topo.collective(step.kind, p, local, stride)
+
+
+def _search(start, goal, dev, shape, itemsize, topo):
+    counter = 0
+    frontier = [(0.0, 0, counter, start, ())]
+    best = {start: 0.0}
+    while frontier:
+        cost, n, _, state, path = heapq.heappop(frontier)
+        if state == goal:
+            return path, cost
+        if cost > best.get(state, math.inf) or len(best) > _MAX_STATES:
+            continue
+        for step, nxt in _moves(state, goal, dev, shape):
+            c = cost + step_cost(step, state, dev, shape, itemsize, topo)
+            if c < best.get(nxt, math.inf) - 1e-18:
+                best[nxt] = c
+                counter += 1
+                heapq.heappush(frontier, (c, n + 1, counter, nxt, path + (step,)))
+    raise RuntimeError(f"redistribution: no sequence found from {start} to {goal} on device "
+                       f"matrix {dev} for shape {shape}")
+
+
+def plan_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: int = 4,
+                        topology: Topology | None = None) -> Redistribution:
+    """The cheapest redistribution of a tensor of ``shape`` from ``src`` to ``dst``.
+
+    >>> from ms_parallel.auto.layout import strategy_layout
+    >>> r = plan_redistribution(strategy_layout((4, 1), 4), strategy_layout((1, 4), 4), (8, 8))
+    >>> [s.kind for s in r.steps]
+    ['AlltoAll']
+    """
+    shape = tuple(int(n) for n in shape)
+    if src.device_num != dst.device_num:
+        raise ValueError(f"redistribution: layouts on {src.device_num} and {dst.device_num} "
+                         f"devices ({src} -> {dst})")
+    if dst.partial:
+        raise ValueError(f"redistribution: the target layout {dst} cannot be partial")
+    src.slice_shape(shape)
+    dst.slice_shape(shape)
+    topo = topology or Topology(device_num=src.device_num)
+    return _plan(src.normalized(), dst.normalized(), shape, itemsize, topo)
+
+
+@lru_cache(maxsize=65536)
+def _plan(src, dst, shape, itemsize, topo) -> Redistribution:
+    dev = common_refinement(src.dev_matrix, dst.dev_matrix)
+    if dev is not None:
+        a, b = src.on(dev), dst.on(dev)
+        steps, cost = _search((a.tensor_map, a.partial), (b.tensor_map, b.partial), dev, shape,
+                              itemsize, topo)
+        return Redistribution(src, dst, shape, dev, steps, cost)
+    dev = src.dev_matrix
+    empty = tuple(() for _ in shape)
+    steps, cost = _search((src.tensor_map, src.partial), (empty, frozenset()), dev, shape,
+                          itemsize, topo)
+    cost += topo.copy(math.prod(dst.slice_shape(shape)) * itemsize)
+    return Redistribution(src, dst, shape, dev, steps + (Step("Slice"),), cost, final=dst)
