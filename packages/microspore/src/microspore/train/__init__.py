@@ -1,7 +1,8 @@
 """``mindspore.train``: Model, callbacks, metrics, checkpoints and loss-scale managers (ms-nn).
 
 The older module paths ``train.callback``, ``train.serialization``, ``train.model`` and
-``train.metrics`` are submodules naming the same objects.
+``train.metrics`` are submodules naming the same objects; ``train.summary`` holds
+``SummaryRecord`` and ``SummaryCollector`` (ms-insight).
 """
 
 from microspore._lazy import forward
@@ -9,4 +10,6 @@ from microspore._lazy import forward
 __getattr__, __dir__ = forward(
     __name__, globals(), ("ms_nn.train", "ms_nn.train.model", "ms_nn.train.callbacks",
                           "ms_nn.train.metrics", "ms_nn.train.checkpoint", "ms_nn.amp"),
-    submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager"))
+    names={"SummaryRecord": "ms_insight", "SummaryCollector": "ms_insight"},
+    submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager",
+                "summary"))

@@ -1,0 +1,83 @@
+import numpy as np
+import pytest
+
+from ms_insight import SummaryCollector
+from ms_insight.lineage import read_lineage
+from ms_tensor import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+
+
+@pytest.fixture(params=[PYNATIVE_MODE, GRAPH_MODE], ids=["pynative", "graph"])
+def mode(request):
+    previous = get_context("mode")
+    set_context(mode=request.param)
+    yield request.param
+    set_context(mode=previous)
+
+
+def test_collector_records_loss_lr_images_histograms_graph_and_lineage(
+        tmp_path, mode, lenet, read_events):
+    model, net = lenet.model(lr=0.05, metrics={"accuracy"})
+    data = lenet.batches(6)
+    collector = SummaryCollector(tmp_path / "run", collect_freq=2,
+                                 custom_lineage_data={"note": "unit"})
+    model.train(2, data, callbacks=[collector])
+    model.eval(data[:2], callbacks=[collector])
+    ea = read_events(tmp_path / "run")
+    loss_steps = [e.step for e in ea.Scalars("loss")]
+    assert loss_steps == [1, 2, 4, 6, 8, 10, 12]  # the first step, then every 2nd
+    assert all(np.isfinite(e.value) for e in ea.Scalars("loss"))
+    assert {round(e.value, 6) for e in ea.Scalars("learning_rate")} == {0.05}
+    assert len(ea.Images("input_data/auto")) == 7
+    assert ea.Images("input_data/auto")[0].width == 3 * 32  # 8 images: 3 columns
+    hist_tags = ea.Tags()["histograms"]
+    assert len(hist_tags) == 5 and "conv1.weight/auto" in hist_tags
+    assert [e.step for e in ea.Scalars("eval/accuracy")] == [12]
+    nodes = [n.op for n in ea.Graph().node]
+    assert nodes.count("Conv2D") >= 2
+    lineage = read_lineage(tmp_path / "run")
+    assert lineage["network"] == "LeNet5" and lineage["optimizer"] == "Momentum"
+    assert lineage["loss_function"] == "SoftmaxCrossEntropyWithLogits"
+    assert lineage["hyper_parameters"] == {"epoch": 2, "steps_per_epoch": 6,
+                                           "learning_rate": pytest.approx(0.05),
+                                           "dataset_sink_mode": False}
+    assert lineage["train_dataset"] == {"size": 6} and lineage["valid_dataset"] == {"size": 2}
+    assert lineage["parameter_count"] == sum(p.size for p in net.trainable_params())
+    assert 0 <= lineage["metrics"]["accuracy"] <= 1
+    assert np.isfinite(lineage["train_loss"]) and lineage["custom_lineage_data"] == {
+        "note": "unit"}
+
+
+def test_collector_lineage_names_the_checkpoint(tmp_path, lenet):
+    from ms_nn.train.callbacks.checkpoint import CheckpointConfig, ModelCheckpoint
+
+    model, _ = lenet.model()
+    ckpt = ModelCheckpoint("lenet", str(tmp_path / "ckpt"),
+                           CheckpointConfig(save_checkpoint_steps=3))
+    # the collector comes first: the checkpoint saved at the end is still found
+    model.train(1, lenet.batches(3), callbacks=[SummaryCollector(tmp_path / "run", 10), ckpt])
+    path = read_lineage(tmp_path / "run")["checkpoint"]
+    assert path == ckpt.latest_ckpt_file_name and path.endswith(".ckpt")
+
+
+def test_collect_specified_data_turns_parts_off(tmp_path, lenet, read_events):
+    model, _ = lenet.model()
+    collector = SummaryCollector(tmp_path, 1, collect_specified_data={
+        "collect_metric": True, "histogram_regular": r"^fc3\."}, keep_default_action=False)
+    model.train(1, lenet.batches(2), callbacks=collector)
+    tags = read_events(tmp_path).Tags()
+    assert sorted(tags["scalars"]) == ["learning_rate", "loss"]
+    assert sorted(tags["histograms"]) == ["fc3.bias/auto", "fc3.weight/auto"]
+    assert tags["images"] == [] and tags["graph"] is False
+    assert read_lineage(tmp_path) is None
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"collect_freq": 0}, ValueError, "collect_freq"),
+    ({"collect_specified_data": {"collect_everything": True}}, ValueError, "unknown"),
+    ({"collect_specified_data": {"collect_landscape": {"x": 1}}}, ValueError, "not supported"),
+    ({"collect_specified_data": {"histogram_regular": "("}}, ValueError, "regular expression"),
+    ({"custom_lineage_data": {"a": [1]}}, TypeError, "custom_lineage_data"),
+])
+def test_collector_rejects_bad_settings(tmp_path, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        SummaryCollector(tmp_path, **kwargs)

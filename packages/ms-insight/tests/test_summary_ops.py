@@ -1,0 +1,116 @@
+import numpy as np
+import pytest
+
+import ms_nn as nn
+from ms_insight import SummaryRecord
+from ms_insight.summary.ops import HistogramSummary, ImageSummary, ScalarSummary, TensorSummary
+from ms_tensor import GRAPH_MODE, PYNATIVE_MODE, Tensor, get_context, set_context
+
+
+@pytest.fixture(params=[PYNATIVE_MODE, GRAPH_MODE], ids=["pynative", "graph"])
+def mode(request):
+    previous = get_context("mode")
+    set_context(mode=request.param)
+    yield request.param
+    set_context(mode=previous)
+
+
+class Summarized(nn.Cell):
+    """Every kind of summary inside construct, one of them of a constant."""
+
+    def __init__(self):
+        super().__init__()
+        self.scalar = ScalarSummary.primitive()
+        self.image = ImageSummary.primitive()
+        self.histogram = HistogramSummary.primitive()
+        self.tensor = TensorSummary.primitive()
+
+    def construct(self, x):
+        y = x * 2.0
+        self.scalar("y_sum", y.sum())
+        self.scalar("const", Tensor(np.float32(3.0)))
+        self.image("x_image", x)
+        self.histogram("y", y)
+        self.tensor("y_tensor", y)
+        return x + 1.0
+
+
+def test_summary_operators_record_every_call_in_both_modes(tmp_path, mode, read_events):
+    net = Summarized()
+    with SummaryRecord(tmp_path) as record:
+        for step in (1, 2, 3):
+            out = net(Tensor(np.full((1, 1, 2, 2), float(step), np.float32)))
+            np.testing.assert_array_equal(out.asnumpy(), np.full((1, 1, 2, 2), step + 1.0))
+            record.record(step, train_network=net)
+    ea = read_events(tmp_path)
+    assert [(e.step, e.value) for e in ea.Scalars("y_sum")] == [(1, 8.0), (2, 16.0), (3, 24.0)]
+    assert [e.value for e in ea.Scalars("const")] == [3.0, 3.0, 3.0]
+    assert [e.histogram_value.max for e in ea.Histograms("y")] == [2.0, 4.0, 6.0]
+    assert len(ea.Images("x_image")) == 3 and len(ea.Tensors("y_tensor")) == 3
+    # GRAPH_MODE records the compiled graph given as train_network; PyNative has none.
+    assert ea.Tags()["graph"] is (mode == GRAPH_MODE)
+    if mode == GRAPH_MODE:
+        assert [n.op for n in ea.Graph().node].count("ScalarSummary") == 2
+
+
+def test_graph_passes_keep_summaries_that_nothing_reads():
+    from ms_graph.jit import compile
+
+    def fn(x):
+        ScalarSummary("a", Tensor(np.float32(1.0)) + 1.0)  # constant: foldable if pure
+        ScalarSummary("a", Tensor(np.float32(1.0)) + 1.0)  # identical: mergeable if pure
+        HistogramSummary("h", x)  # unused output: dead code if pure
+        return x * 2.0
+
+    compiled = compile(fn, Tensor(np.ones(3, np.float32)))
+    names = [n.name for n in compiled.graph.nodes]
+    assert names.count("ScalarSummary") == 2 and names.count("HistogramSummary") == 1
+
+
+def test_summaries_cost_nothing_without_an_open_record(tmp_path, read_events):
+    from ms_insight.summary import _pending
+
+    ScalarSummary("lost", Tensor(np.float32(1.0)))  # nobody records: not kept
+    assert not _pending.recording() and _pending.take() == {}
+    with SummaryRecord(tmp_path) as record:
+        ScalarSummary("kept", Tensor(np.float32(2.0)))
+        record.record(1)
+    assert read_events(tmp_path).Tags()["scalars"] == ["kept"]
+
+
+def test_summary_inside_a_differentiated_function_does_not_change_the_gradient(tmp_path):
+    from ms_autodiff import grad
+
+    def f(x):
+        ScalarSummary("x_sum", x.sum())
+        return (x * x).sum()
+
+    with SummaryRecord(tmp_path) as record:
+        g = grad(f)(Tensor(np.array([1.0, 2.0], np.float32)))
+        record.record(1)
+    np.testing.assert_allclose(g.asnumpy(), [2.0, 4.0])
+
+
+@pytest.mark.parametrize("op, args, error, match", [
+    (ScalarSummary, ("s", np.ones(3, np.float32)), ValueError, r"shape \(\) or \(1,\)"),
+    (ImageSummary, ("i", np.ones((2, 2), np.float32)), ValueError, "NCHW"),
+    (ImageSummary, ("i", np.ones((1, 2, 3, 3), np.float32)), ValueError, "1, 3 or 4"),
+    (HistogramSummary, ("h", np.ones((0, 2), np.float32)), ValueError, "must not be empty"),
+    (TensorSummary, ("", np.ones(2, np.float32)), TypeError, "non-empty str"),
+    (TensorSummary, (3, np.ones(2, np.float32)), TypeError, "non-empty str"),
+])
+def test_summary_operators_reject_bad_inputs_by_name(op, args, error, match):
+    with pytest.raises(error, match=f"{op.name}: .*{match}"):
+        op(args[0], Tensor(args[1]))
+
+
+def test_summary_operators_are_registered_and_pass_the_operator_suites():
+    from ms_autodiff.testing import check_op_gradients
+    from ms_tensor import registry
+
+    reg = registry.load()
+    for op in (ScalarSummary, ImageSummary, HistogramSummary, TensorSummary):
+        assert reg.primitive(op.name) is op and reg.entry("primitive", op.name).plugin == \
+            "insight"
+        assert not op.differentiable and op.side_effect_io
+        check_op_gradients(op, op.samples_fn)  # bool output: no derivative to check
