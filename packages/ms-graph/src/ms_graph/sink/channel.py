@@ -18,7 +18,8 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["DataChannel", "DataStarvedError", "channel", "DEFAULT_TIMEOUT"]
+__all__ = ["DataChannel", "ChannelError", "DataStarvedError", "PipelineError", "channel",
+           "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a GetNext waits for one batch before it diagnoses
 _END = object()
@@ -28,8 +29,16 @@ _lock = threading.Lock()
 _PLUMBING = ("ms_graph", "threading", "queue")
 
 
-class DataStarvedError(RuntimeError):
+class ChannelError(RuntimeError):
+    """A data channel could not give a batch (raised through GetNext as it is)."""
+
+
+class DataStarvedError(ChannelError):
     """GetNext waited longer than the channel's timeout for a batch."""
+
+
+class PipelineError(ChannelError):
+    """The dataset pipeline feeding a channel raised; the original error is the cause."""
 
 
 class _Failure:
@@ -142,7 +151,7 @@ class DataChannel:
         if len(items) <= self._low and not self._space.is_set():
             self._space.set()
         if type(item) is _Failure:
-            raise RuntimeError(f"GetNext: the dataset pipeline of channel {self.name!r} "
+            raise PipelineError(f"GetNext: the dataset pipeline of channel {self.name!r} "
                                f"failed: {type(item.error).__name__}: {item.error}") \
                 from item.error
         if item is _END:

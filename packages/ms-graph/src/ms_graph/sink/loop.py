@@ -18,11 +18,13 @@ changed key captures again, so the loop never runs a stale graph.
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ms_graph import ir
 from ms_graph.executor import Executable
-from ms_graph.jit import optimize
+from ms_graph.jit import JitFunction, _reached_cells, optimize
 from ms_graph.sink.get_next import GetNext
 from ms_graph.trace import flatten, trace, trace_and_run, unflatten, watched_parameters
 from ms_tensor.tensor import Tensor, wrap
@@ -31,14 +33,26 @@ __all__ = ["SinkLoop", "state_key"]
 
 
 def state_key(*owners) -> tuple:
-    """What a compiled step depends on besides its inputs: each Cell's ``graph_state``
-    (flags, Python attributes, the training phase) and the identity of its Parameters."""
+    """What a compiled step depends on besides its inputs: the ``graph_state`` (flags,
+    Python attributes, the training phase) and Parameter identities of each Cell given,
+    or, for a function, of the Cells it reads from its closure and module globals."""
     out = []
     for o in owners:
-        state = getattr(o, "graph_state", None)
-        out.append(state() if state is not None else None)
-        out.append(tuple(id(p) for p in watched_parameters(o)))
+        for cell in _cells(o):
+            out.append(cell.graph_state())
+            out.append(tuple(id(p) for p in watched_parameters(cell)))
     return tuple(out)
+
+
+def _cells(o) -> list:
+    o = o.fn if isinstance(o, JitFunction) else o
+    if hasattr(type(o), "graph_state"):
+        return [o]
+    if type(o) is not types.FunctionType:
+        return []
+    closure, names = _reached_cells(o)
+    return [o.__closure__[i].cell_contents for i in closure] + \
+        [o.__globals__[n] for n in names]
 
 
 class SinkLoop:

@@ -23,6 +23,7 @@ from ms_nn.train.checkpoint import (
     save_checkpoint,
     wait_async_saves,
 )
+from ms_nn.train.data_sink import DatasetHelper, connect_network_with_dataset, data_sink
 from ms_nn.train.metrics import (
     F1,
     Accuracy,
@@ -47,4 +48,5 @@ __all__ = ["Model", "callbacks", "metrics", "Callback", "RunContext", "LossMonit
            "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy",
            "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "names",
            "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net",
-           "wait_async_saves", "async_ckpt_thread_status"]
+           "wait_async_saves", "async_ckpt_thread_status", "data_sink", "DatasetHelper",
+           "connect_network_with_dataset"]

@@ -294,15 +294,24 @@ class Model:
         cb["list_callback"] = callbacks = CallbackList(callbacks)
         run_context = RunContext(cb)
         self._eval_network.set_train(False)
+        runner = None
         try:
             with callbacks:
+                if dataset_sink_mode and data.size:
+                    from ms_nn.train.sink import SinkRunner  # the device queue and GetNext
+                    runner = SinkRunner(self._eval_network, data.stream(1), "Model.eval",
+                                        describe=repr(valid_dataset))
                 callbacks.on_eval_begin(run_context)
                 callbacks.on_eval_epoch_begin(run_context)
-                for batch in data.epoch(1):
+                for batch in (data.epoch(1) if runner is None else range(data.size)):
                     callbacks.on_eval_step_begin(run_context)
                     cb.cur_step_num += 1
-                    cb.eval_dataset_element = batch
-                    outputs = self._eval_network(*batch)
+                    if runner is None:
+                        cb.eval_dataset_element = batch
+                        outputs = self._eval_network(*batch)
+                    else:  # one step per call: the metrics see every step's outputs
+                        outputs = runner.run(1)
+                        cb.eval_dataset_element = runner.last_batch
                     cb.net_outputs = outputs
                     self._update_metrics(outputs)
                     callbacks.on_eval_step_end(run_context)
@@ -314,6 +323,8 @@ class Model:
                 callbacks.on_eval_epoch_end(run_context)
                 callbacks.on_eval_end(run_context)
         finally:
+            if runner is not None:
+                runner.close()
             data.close()
         return cb.metrics
 

@@ -48,9 +48,11 @@ class SinkRunner:
         batches: an iterator of batches (tuples of Tensors or arrays).
         who: the caller's name, for errors.
         describe: the dataset, in words, for the starved-queue diagnosis.
+        graph: compile the sink loop (True), run it from the host (False), or follow the
+            context's mode (None).
     """
 
-    def __init__(self, network, batches, who: str, describe: str = ""):
+    def __init__(self, network, batches, who: str, describe: str = "", graph=None):
         from ms_graph.sink import DataChannel
 
         self.network = network
@@ -68,27 +70,40 @@ class SinkRunner:
                        "shapes": [tuple(s) for s, _ in self.specs],
                        "output_num": len(self.specs), "shared_name": self.name}
         self._loop = None
+        self.graph = graph
         self.last_batch = None
 
     def run(self, n: int):
         """Run ``n`` steps; returns the last step's outputs."""
-        if get_context("mode") == GRAPH_MODE:
+        if self.graph or (self.graph is None and get_context("mode") == GRAPH_MODE):
             return self._graph_run(n)
-        from ms_graph.sink.get_next import GetNext
-
         out = None
         for _ in range(n):
-            batch = GetNext(**self._attrs)
+            batch = self._get_next()
             self.last_batch = batch
             out = self.network(*batch)
         return out
+
+    def _get_next(self):
+        """GetNext called eagerly; the queue's own errors (starved, ended, the pipeline
+        failed) come out as they are, not as an operator failure."""
+        from ms_graph.sink import ChannelError
+        from ms_graph.sink.get_next import GetNext
+
+        from ms_ops.dispatch import OpError
+
+        try:
+            return GetNext(**self._attrs)
+        except OpError as e:
+            if isinstance(e.__cause__, (ChannelError, EOFError)):
+                raise e.__cause__ from e.__cause__.__cause__
+            raise
 
     def _graph_run(self, n: int):
         from ms_graph.sink.loop import SinkLoop, state_key
 
         if self._loop is None:
-            self._loop = SinkLoop(self.network, self.name, self.specs,
-                                  name=f"{type(self.network).__name__}_sink")
+            self._loop = SinkLoop(self.network, self.name, self.specs, name=self.name)
         self.last_batch = None  # the batches never reach the host
         return self._loop.run(n, state_key(self.network))
 
