@@ -12,9 +12,13 @@ __all__ = ["reshape", "flatten", "transpose", "concat", "squeeze", "unsqueeze", 
 
 
 def _reshape_to(ctx: ImportContext, node, shape) -> None:
+    """Reshape, or Flatten where it is one (Flatten keeps any batch size)."""
     src = ctx.in_spec(0).shape
     if tuple(shape) == tuple(src):
         ctx.alias(node.output[0], ctx.input(0))
+        return
+    if len(src) > 2 and tuple(shape) == (src[0], int(np.prod(src[1:]))):
+        ctx.emit("Flatten", [ctx.input(0)], out=node.output[0])
         return
     ctx.emit("Reshape", [ctx.input(0)], {"input_shape": tuple(int(d) for d in shape)},
              out=node.output[0])
