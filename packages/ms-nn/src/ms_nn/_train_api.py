@@ -2,6 +2,8 @@
 
 from ms_nn.train import (
     F1,
+    MAE,
+    MSE,
     Accuracy,
     Callback,
     CheckpointConfig,
@@ -33,5 +35,5 @@ __all__ = ["Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "Mod
            "CheckpointConfig", "EarlyStopping", "History", "LambdaCallback",
            "LearningRateScheduler", "ProgressBar", "Metric", "Accuracy", "Precision", "Recall",
            "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "ConfusionMatrix", "save_checkpoint", "load_checkpoint",
-           "load_param_into_net"]
+           "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "save_checkpoint",
+           "load_checkpoint", "load_param_into_net"]

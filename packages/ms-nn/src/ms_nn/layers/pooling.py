@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d and the 1-d forms (pooled as 2-d
-over a height of 1). Inputs are (N, C, H, W) or unbatched (C, H, W)."""
+"""Pooling layers: MaxPool2d, AvgPool2d, AdaptiveAvgPool2d/AdaptiveMaxPool2d and the 1-d
+forms (pooled as 2-d over a height of 1). Inputs are (N, C, H, W) or unbatched (C, H, W)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import ms_ops as ops
 from ms_nn.cell import Cell
 from ms_nn.layers._check import int_tuple, one_of, positive_int, rank
 
-__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "AvgPool1d"]
+__all__ = ["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "MaxPool1d",
+           "AvgPool1d"]
 
 _PAD_MODES = ("valid", "same", "pad")
 
@@ -114,27 +115,52 @@ class AvgPool2d(_Pool2d):
         return self._run(x, self._pool2d)
 
 
-class AdaptiveAvgPool2d(Cell):
-    """Mean over windows chosen so the output is ``output_size`` (an int, a pair, or a pair
-    with None keeping that input dimension).
+class _AdaptivePool2d(Cell):
+    """Windows chosen so the output is ``output_size`` (an int, a pair, or a pair with None
+    keeping that input dimension)."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        name = type(self).__name__
+        size = (output_size, output_size) if isinstance(output_size, int) else output_size
+        if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
+                s is None or (isinstance(s, int) and not isinstance(s, bool) and s > 0)
+                for s in size)):
+            raise ValueError(f"{name}: output_size must be a positive int or a "
+                             f"tuple of 2 positive ints or None, got {output_size!r}")
+        self.output_size = tuple(size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool2d):
+    """Mean over windows chosen so the output is ``output_size``.
 
     >>> AdaptiveAvgPool2d((1, 1))(ops.ones((2, 3, 7, 5))).shape
     (2, 3, 1, 1)
     """
 
-    def __init__(self, output_size):
-        super().__init__()
-        size = (output_size, output_size) if isinstance(output_size, int) else output_size
-        if not (isinstance(size, (tuple, list)) and len(size) == 2 and all(
-                s is None or (isinstance(s, int) and not isinstance(s, bool) and s > 0)
-                for s in size)):
-            raise ValueError(f"AdaptiveAvgPool2d: output_size must be a positive int or a "
-                             f"tuple of 2 positive ints or None, got {output_size!r}")
-        self.output_size = tuple(size)
-
     def construct(self, input):
         rank("AdaptiveAvgPool2d", input, (3, 4), "3-d (C, H, W) or 4-d (N, C, H, W)")
         return ops.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool2d(_AdaptivePool2d):
+    """Maximum over windows chosen so the output is ``output_size``; with
+    ``return_indices`` also the flat (H * W) index of each maximum.
+
+    >>> AdaptiveMaxPool2d(2)(ops.ones((1, 3, 7, 5))).shape
+    (1, 3, 2, 2)
+    """
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        if not isinstance(return_indices, bool):
+            raise TypeError(f"AdaptiveMaxPool2d: return_indices must be a bool, got "
+                            f"{return_indices!r}")
+        self.return_indices = return_indices
+
+    def construct(self, input):
+        rank("AdaptiveMaxPool2d", input, (3, 4), "3-d (C, H, W) or 4-d (N, C, H, W)")
+        return ops.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class _Pool1d(Cell):

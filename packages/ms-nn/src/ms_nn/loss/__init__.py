@@ -4,6 +4,7 @@ from ms_nn.loss.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    HuberLoss,
     L1Loss,
     LossBase,
     MSELoss,
@@ -13,4 +14,4 @@ from ms_nn.loss.loss import (
 )
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss",
-           "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss"]
+           "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss"]

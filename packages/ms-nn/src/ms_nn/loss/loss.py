@@ -9,7 +9,7 @@ from ms_tensor import Tensor
 from ms_tensor import dtype as mstype
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss",
-           "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss", "BCEWithLogitsLoss"]
+           "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -183,6 +183,27 @@ class SmoothL1Loss(LossBase):
     def construct(self, logits, labels):
         _check_same_shape("SmoothL1Loss", logits, labels)
         return ops.smooth_l1_loss(logits, labels, self.beta, self.reduction)
+
+
+class HuberLoss(LossBase):
+    """``0.5 d**2`` where ``|d| < delta``, ``delta * (|d| - 0.5 delta)`` elsewhere, for
+    ``d = logits - labels`` (broadcasting), reduced.
+
+    >>> HuberLoss(reduction="none")(Tensor([0.0, 3.0]), Tensor([0.5, 0.0])).asnumpy()
+    array([0.125, 2.5  ], dtype=float32)
+    """
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        if not isinstance(delta, (int, float)) or isinstance(delta, bool) or delta <= 0:
+            raise ValueError(f"HuberLoss: delta must be a number > 0, got {delta!r}")
+        self.delta = float(delta)
+
+    def construct(self, logits, labels):
+        d = ops.abs(ops.sub(logits, labels))
+        quadratic = ops.mul(ops.square(d), 0.5)
+        linear = ops.mul(ops.sub(d, 0.5 * self.delta), self.delta)
+        return self.get_loss(ops.select(ops.less(d, self.delta), quadratic, linear))
 
 
 class BCELoss(LossBase):

@@ -26,6 +26,8 @@ from ms_nn.train.checkpoint import (
 from ms_nn.train.data_sink import DatasetHelper, connect_network_with_dataset, data_sink
 from ms_nn.train.metrics import (
     F1,
+    MAE,
+    MSE,
     Accuracy,
     ConfusionMatrix,
     Fbeta,
@@ -46,7 +48,8 @@ __all__ = ["Model", "callbacks", "metrics", "Callback", "RunContext", "LossMonit
            "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "History",
            "LearningRateScheduler", "LambdaCallback", "ProgressBar", "Metric", "rearrange_inputs",
            "Accuracy", "Precision", "Recall", "Fbeta", "F1", "Loss", "TopKCategoricalAccuracy",
-           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "names",
+           "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE",
+           "names",
            "get_metric_fn", "save_checkpoint", "load_checkpoint", "load_param_into_net",
            "wait_async_saves", "async_ckpt_thread_status", "data_sink", "DatasetHelper",
            "connect_network_with_dataset"]

@@ -7,6 +7,7 @@ from ms_nn.train.metrics.confusion_matrix import ConfusionMatrix
 from ms_nn.train.metrics.loss import Loss
 from ms_nn.train.metrics.metric import Metric, rearrange_inputs
 from ms_nn.train.metrics.precision_recall import F1, Fbeta, Precision, Recall
+from ms_nn.train.metrics.regression import MAE, MSE
 from ms_nn.train.metrics.topk import (
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
@@ -15,7 +16,7 @@ from ms_nn.train.metrics.topk import (
 
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "ConfusionMatrix", "names", "get_metric_fn",
+           "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "names", "get_metric_fn",
            "get_metrics"]
 
 # The names Model(metrics={...}) accepts, as in MindSpore.
@@ -26,6 +27,8 @@ _METRICS = {
     "recall": Recall,
     "F1": F1,
     "loss": Loss,
+    "mae": MAE,
+    "mse": MSE,
     "top_1_accuracy": Top1CategoricalAccuracy,
     "top_5_accuracy": Top5CategoricalAccuracy,
 }
