@@ -26,12 +26,19 @@ PACKAGES = {
     "gcc-aarch64-linux-gnu": ("aarch64-linux-gnu-gcc", "ms-lite codegen on ARM64 Linux"),
     "gcc-arm-linux-gnueabihf": ("arm-linux-gnueabihf-gcc", "ms-lite codegen on ARM32 Linux"),
     "chromium": ("chromium", "ms-insight dashboard in a browser"),
+    # C libraries of the cross compilers (a Recommends that --no-install-recommends skips)
+    "libc6-dev-arm64-cross": ("/usr/aarch64-linux-gnu/include/stdio.h",
+                              "ms-lite codegen on ARM64 Linux (libc)"),
+    "libc6-dev-armhf-cross": ("/usr/arm-linux-gnueabihf/include/stdio.h",
+                              "ms-lite codegen on ARM32 Linux (libc)"),
 }
 
 
 def missing() -> list[str]:
-    """Debian packages whose program is not on PATH."""
-    return [pkg for pkg, (program, _) in PACKAGES.items() if shutil.which(program) is None]
+    """Debian packages whose program is not on PATH (or whose file, for an absolute path,
+    does not exist)."""
+    return [pkg for pkg, (program, _) in PACKAGES.items() if shutil.which(program) is None
+            and not (program.startswith("/") and os.path.exists(program))]
 
 
 def main(argv: list[str]) -> int:

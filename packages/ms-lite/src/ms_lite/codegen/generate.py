@@ -1,0 +1,222 @@
+"""``generate``: a lite Graph as a C99 project, with the memory planned offline.
+
+Each node's C comes from its operator's template (``templates.find_template``); every
+tensor that is not a constant lives in one static arena at the offset the planner gave
+it; constants become const arrays in ``weight.c`` (flash on a microcontroller). The
+generated library uses ``<stdint.h>``, ``<string.h>`` and ``<math.h>`` only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ms_lite.codegen import project_files
+from ms_lite.codegen.carrays import c_array
+from ms_lite.codegen.context import NodeContext, WeightTable, c_name, c_type
+from ms_lite.codegen.lifetimes import Step, inplace_candidates, lifetimes
+from ms_lite.codegen.planner import MemoryPlan, parse_size, plan_memory
+from ms_lite.codegen.templates import MissingTemplateError, find_template
+
+__all__ = ["Project", "generate", "TARGETS"]
+
+TARGETS = ("x86", "ARM64", "ARM32", "Cortex-M")
+_ALIGNMENT = {"x86": 16, "ARM64": 16, "ARM32": 8, "Cortex-M": 8}
+
+
+@dataclass
+class Project:
+    """A generated project: where it is, its memory plan, and its golden data."""
+    path: Path
+    name: str
+    target: str
+    plan: MemoryPlan
+    weights_bytes: int
+    inputs: list = field(default_factory=list)    # Values
+    outputs: list = field(default_factory=list)   # Values
+    golden_inputs: list = field(default_factory=list)
+    golden_outputs: list = field(default_factory=list)
+
+    @property
+    def arena_size(self) -> int:
+        return self.plan.arena_size
+
+
+def _typed(graph):
+    """A copy of ``graph`` whose ``values`` hold every node output's type (the lite
+    runtime's inference fills what the producer of the graph left out)."""
+    from ms_lite.ir import Value
+    from ms_lite.runtime.ops import spec, step
+
+    graph = dataclasses.replace(graph, values=dict(graph.values))
+    for node in graph.nodes:
+        if all(o in graph.values for o in node.outputs):
+            continue
+        specs = [None if not n else spec(graph.value(n).shape, graph.value(n).dtype)
+                 for n in node.inputs]
+        for o, s in zip(node.outputs, step(node, specs).outputs):
+            graph.values[o] = Value(o, s.shape, np.dtype(s.dtype.np).name)
+    return graph
+
+
+def _key_dtype(graph, node) -> str:
+    """The dtype a node's template is chosen by: its first tensor input's (a quantize
+    node is chosen by float32, a dequantize by int8)."""
+    for name in node.inputs:
+        if name:
+            return graph.value(name).dtype
+    return graph.value(node.outputs[0]).dtype
+
+
+def _templates(graph, registry) -> list:
+    found, missing = [], []
+    for node in graph.nodes:
+        dtype = _key_dtype(graph, node)
+        t = find_template(registry, node.op, dtype)
+        if t is None:
+            missing.append(f"{node.op} ({dtype}, node {node.name!r})")
+        found.append(t)
+    if missing:
+        raise MissingTemplateError(
+            f"graph {graph.name!r}: no C template for operator(s) {', '.join(missing)}; a "
+            "plugin adds one with registry.add_c_template(op, template, dtype=...) in its "
+            "ms_register_c_templates hook")
+    return found
+
+
+def _nbytes(v) -> int:
+    return int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
+
+
+def _plan(graph, templates, alignment: int, budget: int | None) -> MemoryPlan:
+    consts = set(graph.constants)
+    tensors = {v.name: v for v in graph.inputs}
+    for node in graph.nodes:
+        for o in node.outputs:
+            tensors[o] = graph.value(o)
+    sizes = {n: _nbytes(v) for n, v in tensors.items() if n not in consts}
+    steps = [Step([i for i in n.inputs if i and i not in consts], n.outputs, t.inplace)
+             for n, t in zip(graph.nodes, templates)]
+    ins = [v.name for v in graph.inputs]
+    buffers = lifetimes(steps, sizes, ins, [v.name for v in graph.outputs])
+    aliases = inplace_candidates(steps, buffers, keep=ins)
+    return plan_memory(buffers, aliases=aliases, alignment=alignment, budget=budget)
+
+
+def _golden(graph, golden_inputs, seed: int):
+    from ms_lite.runtime.executor import Executor
+
+    if golden_inputs is None:
+        rng = np.random.default_rng(seed)
+        golden_inputs = []
+        for v in graph.inputs:
+            if np.dtype(v.dtype).kind == "f":
+                golden_inputs.append(rng.standard_normal(v.shape).astype(v.dtype))
+            else:
+                info = np.iinfo(v.dtype)
+                golden_inputs.append(rng.integers(info.min, info.max + 1, v.shape,
+                                                  dtype=v.dtype))
+    golden_inputs = [np.ascontiguousarray(x, dtype=v.dtype)
+                     for x, v in zip(golden_inputs, graph.inputs)]
+    outs = Executor(graph).run(list(golden_inputs))
+    return golden_inputs, [np.ascontiguousarray(o) for o in outs]
+
+
+def _sources(templates) -> str:
+    seen, chunks = set(), []
+    for t in templates:
+        for chunk in (t.source,) if isinstance(t.source, str) else t.source:
+            if chunk and chunk not in seen:
+                seen.add(chunk)
+                chunks.append(chunk.strip("\n"))
+    return "\n\n".join(chunks)
+
+
+class _Pointers(dict):
+    """C expressions of tensors; a constant becomes a weight array when first used."""
+
+    def __init__(self, arena: dict, constants: dict, weights: WeightTable):
+        super().__init__(arena)
+        self._constants, self._weights = constants, weights
+
+    def __missing__(self, name: str) -> str:
+        if name not in self._constants:
+            raise KeyError(name)
+        value = self[name] = self._weights.add(name, self._constants[name], source=name)
+        return value
+
+
+def _net_c(graph, templates, plan, registry, weights: WeightTable) -> str:
+    pointers, defines = {}, []
+    for name, p in plan.placements.items():
+        ctype = c_type(graph.value(name).dtype, f"tensor {name!r}")
+        macro = "T_" + c_name(name)
+        defines.append(f"#define {macro} (({ctype} *)(net_arena + {p.offset}))  /* {name} */")
+        pointers[name] = macro
+    pointers = _Pointers(pointers, graph.constants, weights)
+    calls = []
+    for node, t in zip(graph.nodes, templates):
+        ctx = NodeContext(node, graph, pointers, weights)
+        fields = ctx.fields(registry.primitive(node.op))
+        if t.params is not None:
+            fields.update(t.params(ctx))
+        calls.append(f"    /* {node.name}: {node.op} */\n    {t.fill(fields)}")
+    return project_files.net_c(plan, "\n".join(defines), _sources(templates),
+                               "\n".join(calls), graph, pointers)
+
+
+def generate(graph, save_path, *, project_name: str = "net", target: str = "x86",
+             golden_inputs=None, ram_budget=None, alignment: int | None = None,
+             seed: int = 0, registry=None) -> Project:
+    """Write a C99 project for ``graph`` under ``save_path/project_name``.
+
+    Args:
+        graph: an ``ms_lite.ir.Graph`` with the types of every tensor (``graph.values``).
+        target: ``x86``, ``ARM64``, ``ARM32`` or ``Cortex-M`` (MindSpore Micro's names):
+            the Makefile's default and the arena's alignment.
+        golden_inputs: inputs saved with the project for its golden test (default: seeded
+            random ones); the expected outputs come from the Python lite runtime.
+        ram_budget: bytes or ``"8KB"``: fail with ``MemoryBudgetError`` naming the peak
+            tensors if the arena does not fit.
+    Returns:
+        The ``Project`` (path, memory plan, golden data).
+    Raises:
+        MissingTemplateError: naming every operator without a C template for its dtype.
+    """
+    from ms_tensor import registry as _registry
+
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    graph = _typed(graph.validate())
+    reg = registry or _registry.load()
+    templates = _templates(graph, reg)
+    budget = None if ram_budget is None else parse_size(ram_budget)
+    plan = _plan(graph, templates, alignment or _ALIGNMENT[target], budget)
+    weights = WeightTable()
+    net_c = _net_c(graph, templates, plan, reg, weights)
+    g_in, g_out = _golden(graph, golden_inputs, seed)
+    root = Path(save_path) / project_name
+    files = {
+        "include/net.h": project_files.net_h(graph, plan),
+        "src/net.c": net_c,
+        "src/weight.h": project_files.weight_h(weights),
+        "src/weight.c": project_files.weight_c(weights),
+        "benchmark/golden_data.h": "".join(
+            [c_array(f"golden_in{i}", x, static=True) for i, x in enumerate(g_in)]
+            + [c_array(f"golden_out{i}", y, static=True) for i, y in enumerate(g_out)]),
+        "memory_plan.txt": plan.report(),
+        **project_files.static_files(project_name, target, graph),
+    }
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    for i, x in enumerate(g_in):
+        np.save(root / "benchmark" / f"golden_in{i}.npy", x)
+    for i, y in enumerate(g_out):
+        np.save(root / "benchmark" / f"golden_out{i}.npy", y)
+    return Project(root, project_name, target, plan, weights.nbytes, list(graph.inputs),
+                   list(graph.outputs), g_in, g_out)

@@ -1,0 +1,16 @@
+"""Registers the code generator's C templates for ms-ops' operators (float32) through the
+``ms_register_c_templates`` hook, the door a third-party operator's template uses too."""
+
+from __future__ import annotations
+
+from ms_tensor.hookspecs import hookimpl
+
+__all__ = ["ms_register_c_templates"]
+
+
+@hookimpl
+def ms_register_c_templates(registry) -> None:
+    from ms_lite.codegen.kernels import fp32
+
+    for name, template in fp32.TEMPLATES.items():
+        registry.add_c_template(name, template, dtype="float32")
