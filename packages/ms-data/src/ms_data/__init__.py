@@ -38,6 +38,7 @@ _LAZY = {
     "ArrowDataset": "ms_data.sources.arrow_files",
     "HFArrowDataset": "ms_data.sources.arrow_files",
     "MappableSource": "ms_data.sources.base",
+    "zip": "ms_data.ops.combine",
     "vision": "ms_data.vision",
     "transforms": "ms_data.transforms",
     "bundled": "ms_data.bundled",

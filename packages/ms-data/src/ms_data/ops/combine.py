@@ -8,7 +8,7 @@ from ms_data.arrow import batch_from_numpy, batch_numpy
 from ms_data.dataset import Dataset, EpochContext
 from ms_data.ops.batch import BatchDataset
 
-__all__ = ["ZipDataset", "ConcatDataset"]
+__all__ = ["ZipDataset", "ConcatDataset", "zip"]
 
 
 class _Rows:
@@ -104,3 +104,14 @@ class ConcatDataset(Dataset):
     def _batches(self, ctx: EpochContext):
         for i, child in enumerate(self.children):
             yield from child._batches(ctx.derive("concat", self._depth, i))
+
+
+def zip(datasets):
+    """``ds.zip((a, b, ...))``: the rows of two or more datasets side by side, as
+    ``a.zip((b, ...))`` (MindSpore's function form)."""
+    if not isinstance(datasets, tuple):
+        raise TypeError(f"zip: datasets must be a tuple of datasets, got "
+                        f"{type(datasets).__name__}")
+    if len(datasets) < 2:
+        raise ValueError(f"zip: needs at least two datasets, got {len(datasets)}")
+    return ZipDataset(datasets)

@@ -9,11 +9,13 @@ from ms_data.vision.color import ConvertColor, Decode, Grayscale
 from ms_data.vision.enums import Border, ConvertMode, Inter
 from ms_data.vision.geometry import (
     CenterCrop,
+    HorizontalFlip,
     Pad,
     RandomCrop,
     RandomHorizontalFlip,
     RandomResizedCrop,
     RandomVerticalFlip,
+    VerticalFlip,
 )
 from ms_data.vision.pointwise import HWC2CHW, FusedPointwise, Normalize, Rescale, ToTensor, fuse
 from ms_data.vision.resize import Resize
@@ -21,7 +23,8 @@ from ms_data.vision.rotation import RandomRotation
 
 __all__ = [
     "Border", "CenterCrop", "ConvertColor", "ConvertMode", "Decode", "FusedPointwise",
-    "Grayscale", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop", "RandomHorizontalFlip",
+    "Grayscale", "HWC2CHW", "HorizontalFlip", "Inter", "Normalize", "Pad", "RandomCrop",
+    "RandomHorizontalFlip",
     "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Rescale", "Resize",
-    "ToTensor", "fuse",
+    "ToTensor", "VerticalFlip", "fuse",
 ]

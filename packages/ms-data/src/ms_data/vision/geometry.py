@@ -155,6 +155,23 @@ class RandomVerticalFlip(_RandomFlip):
     axis = 1
 
 
+class _Flip(_ImageOp):
+    axis = 2
+
+    def _nhwc(self, x, rng):
+        return np.ascontiguousarray(np.flip(x, axis=self.axis))
+
+
+class HorizontalFlip(_Flip):
+    """Mirror left-right (every image; ``RandomHorizontalFlip`` picks some)."""
+
+
+class VerticalFlip(_Flip):
+    """Mirror top-bottom (every image; ``RandomVerticalFlip`` picks some)."""
+
+    axis = 1
+
+
 class RandomResizedCrop(_ImageOp):
     """Crop a random area fraction in ``scale`` with aspect ratio in ``ratio``, resized to
     ``size`` (Inception-style; falls back to a centre crop after ``max_attempts``)."""
