@@ -14,7 +14,7 @@ _LAZY = {
     "SummaryRecord": "ms_insight.summary.record",
     "SummaryCollector": "ms_insight.summary.collector",
     "Profiler": "ms_insight.profiler",
-    "progress": "ms_insight.progress",
+    "progress": "ms_insight.progress_bar",
 }
 
 
