@@ -17,15 +17,14 @@ LITE_OPS = {
     "QuantFullConnection": "ms_lite.kernels.quantized:QUANT_FULL_CONNECTION",
     "QuantMaxPool": "ms_lite.kernels.quantized:QUANT_MAX_POOL",
     "QuantReLU": "ms_lite.kernels.quantized:QUANT_RELU",
-    "QuantReshape": "ms_lite.kernels.quantized:QUANT_RESHAPE",
 }
 
 # Run in this order by the converter (ms_lite.converter.passes has one module each).
 PASSES = (
     ("remove_identity", "ms_lite.converter.passes.identity:remove_identity"),
     ("fold_constants", "ms_lite.converter.passes.constant_fold:fold_constants"),
-    ("fold_conv_bn", "ms_lite.converter.passes.conv_bn:fold_conv_bn"),
     ("fuse_bias", "ms_lite.converter.passes.bias:fuse_bias"),
+    ("fold_conv_bn", "ms_lite.converter.passes.conv_bn:fold_conv_bn"),
     ("fuse_activation", "ms_lite.converter.passes.activation:fuse_activation"),
     ("choose_layout", "ms_lite.converter.passes.layout:choose_layout"),
 )

@@ -52,15 +52,28 @@ class Executor:
         specs = {v.name: spec(s, v.dtype) for v, s in zip(graph.inputs, shapes)}
         specs.update({n: spec(c.shape, c.dtype) for n, c in graph.constants.items()})
         self.steps = []
+        # A node of constants only (fp16 or int8 weights cast back to float32) runs once
+        # here, as MindSpore Lite dequantizes weights when it builds a model.
+        self.constants = dict(graph.constants)
         for node in graph.nodes:
             s = step(node, [specs[i] if i else None for i in node.inputs])
             for name, o in zip(node.outputs, s.outputs):
                 specs[name] = o
-            self.steps.append(s)
+            if all(not i or i in self.constants for i in node.inputs):
+                self._precompute(s)
+            else:
+                self.steps.append(s)
         self.specs = specs
         self.input_specs = [specs[v.name] for v in graph.inputs]
         self.output_specs = [specs[v.name] for v in graph.outputs]
         self._plan_memory()
+
+    def _precompute(self, s) -> None:
+        args = [self.constants[i] if i else None for i in s.node.inputs]
+        args = [a if c is None or a is None else a.astype(c) for a, c in zip(args, s.casts)]
+        r = s.kernel(*args, **s.kwargs)
+        for name, o, a in zip(s.node.outputs, s.outputs, r if isinstance(r, tuple) else (r,)):
+            self.constants[name] = np.asarray(a, o.dtype.np)
 
     def _plan_memory(self) -> None:
         # A kernel without ``out=`` may return a view of its input (Reshape): such an
@@ -97,10 +110,14 @@ class Executor:
         for (k, _, o), off, n in zip(pooled, offsets, sizes):
             self._out[k] = self.arena[off:off + n].view(o.dtype.np).reshape(o.shape)
 
-    def run(self, inputs: list[np.ndarray], threads: int = 0) -> list[np.ndarray]:
+    def run_all(self, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
+        """Every tensor of one run by name (copies: calibration reads them all)."""
+        return self.run(inputs, keep_all=True)
+
+    def run(self, inputs: list[np.ndarray], threads: int = 0, keep_all: bool = False):
         """Outputs for ``inputs`` (arrays of the planned shapes and dtypes); ``threads``
         goes to the kernels that take it (0: their default)."""
-        env = dict(self.graph.constants)
+        env = dict(self.constants)
         for v, a in zip(self.graph.inputs, inputs):
             env[v.name] = a
         for k, s in enumerate(self.steps):
@@ -122,5 +139,7 @@ class Executor:
             for name, o, a in zip(s.node.outputs, s.outputs, rs):
                 if type(a) is not np.ndarray or a.dtype != o.dtype.np:
                     a = np.asarray(a, o.dtype.np)
-                env[name] = a
+                env[name] = a.copy() if keep_all else a
+        if keep_all:
+            return env
         return [env[v.name] for v in self.graph.outputs]

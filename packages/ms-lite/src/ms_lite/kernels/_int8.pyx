@@ -1,0 +1,90 @@
+# cython: language_level=3
+"""int8 GEMM with int32 accumulation and TFLite's integer requantization.
+
+The loops are the C form of ``ms_lite.quant.scheme`` (``srdhm``, ``rdbpot``), which the
+tests hold them to bit for bit; OpenMP splits the output rows across ``threads``.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdint cimport int8_t, int32_t, int64_t
+
+cdef int32_t _I32_MIN = -2147483648
+cdef int32_t _I32_MAX = 2147483647
+
+
+cdef inline int32_t _srdhm(int32_t a, int32_t b) noexcept nogil:
+    cdef int64_t ab, nudge, t
+    if a == _I32_MIN and b == _I32_MIN:
+        return _I32_MAX
+    ab = <int64_t>a * <int64_t>b
+    nudge = (1 << 30) if ab >= 0 else (1 - (1 << 30))
+    t = ab + nudge
+    # C's division truncates toward zero, as TFLite's does
+    return <int32_t>(t / (<int64_t>1 << 31))
+
+
+cdef inline int32_t _rdbpot(int32_t x, int exponent) noexcept nogil:
+    cdef int32_t mask = (<int32_t>1 << exponent) - 1
+    cdef int32_t remainder = x & mask
+    cdef int32_t threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+cdef inline int32_t _requant(int32_t acc, int32_t mult, int32_t shift) noexcept nogil:
+    cdef int64_t v = acc
+    cdef int left = shift if shift > 0 else 0
+    cdef int right = -shift if shift < 0 else 0
+    v = v << left
+    if v > _I32_MAX:
+        v = _I32_MAX
+    elif v < _I32_MIN:
+        v = _I32_MIN
+    return _rdbpot(_srdhm(<int32_t>v, mult), right)
+
+
+def qgemm(const int8_t[:, ::1] a, const int8_t[:, ::1] w, const int32_t[::1] bias,
+          const int32_t[::1] mult, const int32_t[::1] shift, int in_zp, int out_zp,
+          int act_min, int act_max, int8_t[:, ::1] out, int threads):
+    """out[m, n] = requant(sum_k (a[m, k] - in_zp) * w[n, k] + bias[n]) per column n."""
+    cdef Py_ssize_t M = a.shape[0], K = a.shape[1], N = w.shape[0]
+    cdef Py_ssize_t m, n, k
+    cdef int nt = threads if threads > 0 else 0
+    cdef int32_t[::1] zw = np.empty(N, np.int32)
+    if w.shape[1] != K or out.shape[0] != M or out.shape[1] != N:
+        raise ValueError(f"qgemm: a {a.shape[0]}x{a.shape[1]}, w {w.shape[0]}x{w.shape[1]}, "
+                         f"out {out.shape[0]}x{out.shape[1]} do not fit")
+    if bias.shape[0] != N or mult.shape[0] != N or shift.shape[0] != N:
+        raise ValueError("qgemm: bias, mult and shift need one entry per output column")
+    # sum((a - zp) * w) = sum(a * w) - zp * sum(w): the inner loop is a plain int8 dot
+    for n in range(N):
+        zw[n] = 0
+        for k in range(K):
+            zw[n] += w[n, k]
+        zw[n] = bias[n] - in_zp * zw[n]
+    if nt > 0:
+        for m in prange(M, nogil=True, num_threads=nt, schedule="static"):
+            _row(a, w, zw, mult, shift, out_zp, act_min, act_max, out, m, K, N)
+    else:
+        for m in prange(M, nogil=True, schedule="static"):
+            _row(a, w, zw, mult, shift, out_zp, act_min, act_max, out, m, K, N)
+
+
+cdef inline void _row(const int8_t[:, ::1] a, const int8_t[:, ::1] w,
+                      const int32_t[::1] zw, const int32_t[::1] mult,
+                      const int32_t[::1] shift, int out_zp, int act_min,
+                      int act_max, int8_t[:, ::1] out, Py_ssize_t m, Py_ssize_t K,
+                      Py_ssize_t N) noexcept nogil:
+    cdef Py_ssize_t n, k
+    cdef int32_t acc, v
+    for n in range(N):
+        acc = zw[n]
+        for k in range(K):
+            acc = acc + <int32_t>a[m, k] * <int32_t>w[n, k]
+        v = _requant(acc, mult[n], shift[n]) + out_zp
+        if v < act_min:
+            v = act_min
+        elif v > act_max:
+            v = act_max
+        out[m, n] = <int8_t>v
