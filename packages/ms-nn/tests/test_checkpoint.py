@@ -62,6 +62,17 @@ def test_suffix_is_added_and_list_of_dicts_is_accepted(tmp_path):
     np.testing.assert_array_equal(loaded["a"].asnumpy(), [0, 1, 2])
 
 
+def test_list_of_parameters_is_keyed_by_their_names(tmp_path):
+    w = Parameter(Tensor(np.arange(3, dtype=np.float32)), name="w")
+    b = Parameter(Tensor(np.ones(2, np.float32)), name="b")
+    save_checkpoint([w, b], str(tmp_path / "p.ckpt"))
+    loaded = load_checkpoint(str(tmp_path / "p.ckpt"))
+    assert list(loaded) == ["w", "b"]
+    np.testing.assert_array_equal(loaded["w"].asnumpy(), [0, 1, 2])
+    with pytest.raises(TypeError, match="list save_obj must hold Parameters or dicts"):
+        save_checkpoint([w, 3.0], str(tmp_path / "q.ckpt"))
+
+
 def test_append_dict_values_and_bfloat16(tmp_path):
     path = str(tmp_path / "x.ckpt")
     save_checkpoint({"w": Tensor(np.ones(2, np.float32), dtype=bfloat16),

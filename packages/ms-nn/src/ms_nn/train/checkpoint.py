@@ -65,18 +65,21 @@ def _collect(save_obj, choice_func) -> dict:
             # MindSpore keys by the Parameter's own name, which survives wrapping the
             # network in WithLossCell / TrainOneStepCell.
             add(getattr(param, "name", None) or path, param)
-    elif isinstance(save_obj, list):
+    elif isinstance(save_obj, (list, tuple)):
         for item in save_obj:
-            if not isinstance(item, dict) or "name" not in item or "data" not in item:
-                raise TypeError("save_checkpoint: a list save_obj must hold dicts with 'name' "
-                                f"and 'data' keys, got {item!r:.80}")
-            add(item["name"], item["data"])
+            if isinstance(item, Parameter):  # a list of Parameters, keyed by their names
+                add(item.name, item)
+            elif isinstance(item, dict) and "name" in item and "data" in item:
+                add(item["name"], item["data"])
+            else:
+                raise TypeError("save_checkpoint: a list save_obj must hold Parameters or "
+                                f"dicts with 'name' and 'data' keys, got {item!r:.80}")
     elif isinstance(save_obj, dict):
         for name, value in save_obj.items():
             add(name, value)
     else:
-        raise TypeError(f"save_checkpoint: save_obj must be a Cell, a list of "
-                        f"{{'name', 'data'}} dicts or a dict, got {type(save_obj).__name__}")
+        raise TypeError(f"save_checkpoint: save_obj must be a Cell, a list of Parameters or "
+                        f"of {{'name', 'data'}} dicts, or a dict, got {type(save_obj).__name__}")
     return entries
 
 
