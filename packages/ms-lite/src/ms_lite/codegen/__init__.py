@@ -9,8 +9,14 @@ Cortex-M board (qemu-system-arm). Operators bring their C through the registry
 
 from ms_lite.codegen.config import MicroConfig, read_micro_config
 from ms_lite.codegen.generate import TARGETS, Project, generate
-from ms_lite.codegen.planner import (Buffer, MemoryBudgetError, MemoryPlan, Placement,
-                                     parse_size, plan_memory)
+from ms_lite.codegen.planner import (
+                                     Buffer,
+                                     MemoryBudgetError,
+                                     MemoryPlan,
+                                     Placement,
+                                     parse_size,
+                                     plan_memory,
+)
 from ms_lite.codegen.templates import CTemplate, MissingTemplateError
 
 __all__ = ["generate", "Project", "TARGETS", "CTemplate", "MissingTemplateError",

@@ -1,5 +1,6 @@
-"""Registers the code generator's C templates for ms-ops' operators (float32) through the
-``ms_register_c_templates`` hook, the door a third-party operator's template uses too."""
+"""Registers the code generator's C templates (ms-ops' operators in float32, ms-lite's
+quantized operators in int8) through the ``ms_register_c_templates`` hook, the door a
+third-party operator's template uses too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ __all__ = ["ms_register_c_templates"]
 
 @hookimpl
 def ms_register_c_templates(registry) -> None:
-    from ms_lite.codegen.kernels import fp32
+    from ms_lite.codegen.kernels import fp32, int8
 
     for name, template in fp32.TEMPLATES.items():
         registry.add_c_template(name, template, dtype="float32")
+    for (name, dtype), template in int8.TEMPLATES.items():
+        registry.add_c_template(name, template, dtype=dtype)

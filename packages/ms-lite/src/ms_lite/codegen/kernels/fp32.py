@@ -13,12 +13,22 @@ from ms_lite.codegen.templates import CTemplate
 
 __all__ = ["TEMPLATES", "broadcast_fields"]
 
+_ACT = r"""
+/* fused activation: 0 none, 1 ReLU, 2 ReLU6 (MindSpore Lite's activation_type) */
+static float ms_act_f32(float v, int32_t act)
+{
+    if (act >= 1 && v < 0.0f) v = 0.0f;
+    if (act == 2 && v > 6.0f) v = 6.0f;
+    return v;
+}
+"""
+
 _CONV = r"""
 static void conv2d_f32(const float *x, const float *w, const float *bias, float *y,
                        int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                        int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
-                       int32_t group)
+                       int32_t group, int32_t act)
 {
     const int32_t cg = c / group, ocg = oc / group;
     for (int32_t b = 0; b < n; ++b) {
@@ -42,7 +52,7 @@ static void conv2d_f32(const float *x, const float *w, const float *bias, float 
                             }
                         }
                     }
-                    yo[i * ow + j] = acc;
+                    yo[i * ow + j] = ms_act_f32(acc, act);
                 }
             }
         }
@@ -50,13 +60,25 @@ static void conv2d_f32(const float *x, const float *w, const float *bias, float 
 }
 """
 
-_CONV_CALL = ("conv2d_f32(${x}, ${weight}, ${bias}, ${out}, ${N}, ${C}, ${H}, ${W}, ${OC}, "
-              "${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, ${G});")
+_CONV_CALL = ("conv2d_f32(${in0}, ${in1}, ${bias}, ${out}, ${N}, ${C}, ${H}, ${W}, ${OC}, "
+              "${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, ${G}, "
+              "${ACT});")
+
+ACTIVATION_CODES = {"NO_ACTIVATION": 0, "RELU": 1, "RELU6": 2}
+
+
+def activation_code(ctx) -> int:
+    act = ctx.attrs.get("activation_type", "NO_ACTIVATION")
+    if act not in ACTIVATION_CODES:
+        raise ValueError(f"{ctx.node.op} (node {ctx.node.name!r}): activation_type {act!r} "
+                         f"has no C form; expected one of {', '.join(ACTIVATION_CODES)}")
+    return ACTIVATION_CODES[act]
 
 
 def _conv_params(ctx):
     fields = conv_geometry(ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.attrs)
     fields["bias"] = ctx.ptr(2) if len(ctx.inputs) > 2 else "0"
+    fields["ACT"] = activation_code(ctx)
     return fields
 
 
@@ -125,7 +147,7 @@ _POOL_ARGS = "${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${PT}
 _DENSE = r"""
 /* y[r, m] = sum_k x[r, k] * w[m, k] + b[m]  (MindSpore's Dense: weight is (out, in)) */
 static void dense_f32(const float *x, const float *w, const float *b, float *y,
-                      int32_t rows, int32_t k, int32_t m)
+                      int32_t rows, int32_t k, int32_t m, int32_t act)
 {
     for (int32_t r = 0; r < rows; ++r) {
         const float *xr = x + (size_t)r * k;
@@ -133,7 +155,7 @@ static void dense_f32(const float *x, const float *w, const float *b, float *y,
             const float *wo = w + (size_t)o * k;
             float acc = b ? b[o] : 0.0f;
             for (int32_t i = 0; i < k; ++i) acc += xr[i] * wo[i];
-            y[(size_t)r * m + o] = acc;
+            y[(size_t)r * m + o] = ms_act_f32(acc, act);
         }
     }
 }
@@ -144,7 +166,7 @@ def _dense_params(ctx):
     k = ctx.inputs[1].shape[-1]
     b = ctx.inputs[2] if len(ctx.inputs) > 2 else None
     return {"K": k, "M": ctx.inputs[1].shape[0], "ROWS": ctx.numel(0, "inputs") // k,
-            "bias": ctx.ptr(2) if b is not None else "0"}
+            "bias": ctx.ptr(2) if b is not None else "0", "ACT": activation_code(ctx)}
 
 
 _MATMUL = r"""
@@ -305,14 +327,18 @@ def _copy_params(ctx):
 # Reshape-like operators move no data when the planner gave the output the input's bytes.
 COPY = CTemplate("", "${COPY}", params=_copy_params, inplace=True)
 
+_DENSE_T = CTemplate((_ACT, _DENSE), "dense_f32(${in0}, ${in1}, ${bias}, ${out}, ${ROWS}, "
+                                    "${K}, ${M}, ${ACT});", params=_dense_params)
+
 TEMPLATES = {
-    "Conv2D": CTemplate(_CONV, _CONV_CALL, params=_conv_params),
+    "Conv2D": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params),
+    "Conv2DFusion": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params),
     "MaxPool": CTemplate(_POOL, "maxpool_f32(${in0}, ${out}, " + _POOL_ARGS,
                          params=_pool_params),
     "AvgPool": CTemplate(_AVGPOOL, "avgpool_f32(${in0}, ${out}, " + _POOL_ARGS,
                          params=_pool_params),
-    "Dense": CTemplate(_DENSE, "dense_f32(${in0}, ${in1}, ${bias}, ${out}, ${ROWS}, ${K}, "
-                               "${M});", params=_dense_params),
+    "Dense": _DENSE_T,
+    "FullConnection": _DENSE_T,
     "MatMul": CTemplate(_MATMUL, "matmul_f32(${in0}, ${in1}, ${out}, ${BATCH}, ${NN}, ${K}, "
                                  "${M}, ${TA}, ${TB});", params=_matmul_params),
     "Softmax": CTemplate(_SOFTMAX, "softmax_f32(${in0}, ${out}, ${OUTER}, ${DIM}, ${INNER});",

@@ -1,0 +1,235 @@
+"""int8 C templates of ms-lite's quantized operators, in the style of CMSIS-NN.
+
+The requantization is CMSIS-NN's / TFLite's, in integers only (``arm_nn_requantize``:
+a saturating left shift, SaturatingRoundingDoublingHighMul by a Q31 multiplier, then
+RoundingDivideByPOT), with per-output-channel multipliers and shifts, an input offset
+(``-input_zero_point``), an output offset and an activation range, exactly as
+``ms_lite.quant.scheme`` computes them, so the C output equals the Python runtime bit for
+bit. The convolution is direct (no im2col scratch buffer: the arena holds only tensors);
+padding taps are skipped, which is what the reference's zero-point padding contributes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_lite.codegen.kernels.fp32 import COPY
+from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
+from ms_lite.codegen.templates import CTemplate
+
+__all__ = ["TEMPLATES"]
+
+_REQUANT = r"""
+/* CMSIS-NN's arm_nn_requantize with a saturating left shift (ms_lite.quant.scheme) */
+static int32_t ms_srdhm(int32_t a, int32_t b)
+{
+    if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+    const int64_t ab = (int64_t)a * (int64_t)b;
+    const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));  /* C division truncates */
+}
+
+static int32_t ms_rdbpot(int32_t x, int32_t exponent)
+{
+    const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static int32_t ms_requantize(int32_t acc, int32_t mult, int32_t shift)
+{
+    int64_t v = (int64_t)acc * ((int64_t)1 << (shift > 0 ? shift : 0));
+    if (v > INT32_MAX) v = INT32_MAX;
+    if (v < INT32_MIN) v = INT32_MIN;
+    return ms_rdbpot(ms_srdhm((int32_t)v, mult), shift < 0 ? -shift : 0);
+}
+
+static int8_t ms_clamp_s8(int32_t v, int32_t lo, int32_t hi)
+{
+    return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+"""
+
+_CONV = r"""
+/* arm_convolve_s8's arithmetic, NCHW: y = clamp(requant(bias + sum (x + in_off) * w)
+   + out_off) per output channel */
+static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
+                      const int32_t *mult, const int32_t *shift, int8_t *y,
+                      int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
+                      int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                      int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
+                      int32_t in_off, int32_t out_off, int32_t act_min, int32_t act_max)
+{
+    for (int32_t b = 0; b < n; ++b) {
+        for (int32_t o = 0; o < oc; ++o) {
+            const int8_t *wo = w + (size_t)o * c * kh * kw;
+            int8_t *yo = y + ((size_t)b * oc + o) * oh * ow;
+            for (int32_t i = 0; i < oh; ++i) {
+                for (int32_t j = 0; j < ow; ++j) {
+                    int32_t acc = bias ? bias[o] : 0;
+                    for (int32_t ci = 0; ci < c; ++ci) {
+                        const int8_t *xc = x + ((size_t)b * c + ci) * h * wd;
+                        const int8_t *wc = wo + (size_t)ci * kh * kw;
+                        for (int32_t p = 0; p < kh; ++p) {
+                            const int32_t yy = i * sh - pt + p * dh;
+                            if (yy < 0 || yy >= h) continue;
+                            for (int32_t q = 0; q < kw; ++q) {
+                                const int32_t xx = j * sw - pl + q * dw;
+                                if (xx < 0 || xx >= wd) continue;
+                                acc += ((int32_t)xc[yy * wd + xx] + in_off) * wc[p * kw + q];
+                            }
+                        }
+                    }
+                    yo[i * ow + j] = ms_clamp_s8(
+                        ms_requantize(acc, mult[o], shift[o]) + out_off, act_min, act_max);
+                }
+            }
+        }
+    }
+}
+"""
+
+_QUANT_ARGS = "${in_off}, ${out_off}, ${act_min}, ${act_max}"
+
+
+def _quant_fields(ctx) -> dict:
+    a = ctx.attrs
+    return {"in_off": -int(a["input_zero_point"]), "out_off": int(a["output_zero_point"]),
+            "act_min": int(a.get("act_min", -128)), "act_max": int(a.get("act_max", 127))}
+
+
+def _conv_params(ctx):
+    g = conv_geometry(ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.attrs)
+    if g["G"] != 1:
+        raise ValueError(f"QuantConv2D (node {ctx.node.name!r}): only group=1 is quantized")
+    return {**g, **_quant_fields(ctx)}
+
+
+_FC = r"""
+/* arm_fully_connected_s8's arithmetic: y[r, o] = requant(bias[o] + sum (x + in_off) * w[o]) */
+static void fully_connected_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
+                               const int32_t *mult, const int32_t *shift, int8_t *y,
+                               int32_t rows, int32_t k, int32_t m, int32_t in_off,
+                               int32_t out_off, int32_t act_min, int32_t act_max)
+{
+    for (int32_t r = 0; r < rows; ++r) {
+        const int8_t *xr = x + (size_t)r * k;
+        for (int32_t o = 0; o < m; ++o) {
+            const int8_t *wo = w + (size_t)o * k;
+            int32_t acc = bias ? bias[o] : 0;
+            for (int32_t i = 0; i < k; ++i) acc += ((int32_t)xr[i] + in_off) * wo[i];
+            y[(size_t)r * m + o] = ms_clamp_s8(
+                ms_requantize(acc, mult[o], shift[o]) + out_off, act_min, act_max);
+        }
+    }
+}
+"""
+
+
+def _fc_params(ctx):
+    k = ctx.inputs[1].shape[1]
+    return {"ROWS": ctx.numel(0, "inputs") // k, "K": k, "M": ctx.inputs[1].shape[0],
+            **_quant_fields(ctx)}
+
+
+_MAXPOOL = r"""
+static void maxpool_s8(const int8_t *x, int8_t *y, int32_t nc, int32_t h, int32_t w,
+                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                       int32_t sw, int32_t pt, int32_t pl)
+{
+    for (int32_t p = 0; p < nc; ++p) {
+        const int8_t *xp = x + (size_t)p * h * w;
+        for (int32_t i = 0; i < oh; ++i) {
+            for (int32_t j = 0; j < ow; ++j) {
+                int32_t m = -128;
+                for (int32_t a = 0; a < kh; ++a) {
+                    const int32_t yy = i * sh - pt + a;
+                    if (yy < 0 || yy >= h) continue;
+                    for (int32_t b = 0; b < kw; ++b) {
+                        const int32_t xx = j * sw - pl + b;
+                        if (xx >= 0 && xx < w && xp[yy * w + xx] > m) m = xp[yy * w + xx];
+                    }
+                }
+                y[((size_t)p * oh + i) * ow + j] = (int8_t)m;
+            }
+        }
+    }
+}
+"""
+
+
+def _pool_params(ctx):
+    g = pool_geometry(ctx.inputs[0].shape, ctx.outputs[0].shape, ctx.attrs)
+    g["NC"] = g["N"] * g["C"]
+    return g
+
+
+_RELU = r"""
+static void relu_s8(const int8_t *x, int8_t *y, int32_t n, int32_t zp)
+{
+    for (int32_t i = 0; i < n; ++i) y[i] = x[i] > zp ? x[i] : (int8_t)zp;
+}
+"""
+
+_CAST = r"""
+/* float -> int8: clamp(rint(x / scale) + zp), in double as the reference does */
+static void quantize_f32_s8(const float *x, int8_t *y, int32_t n, double scale, int32_t zp)
+{
+    for (int32_t i = 0; i < n; ++i) {
+        double v = rint((double)x[i] / scale) + zp;
+        y[i] = (int8_t)(v < -128.0 ? -128 : (v > 127.0 ? 127 : (int32_t)v));
+    }
+}
+
+/* int8 -> float: (q - zp) * scale in double, rounded once to float */
+static void dequantize_s8_f32(const int8_t *x, float *y, int32_t n, double scale, int32_t zp)
+{
+    for (int32_t i = 0; i < n; ++i) y[i] = (float)((double)((int32_t)x[i] - zp) * scale);
+}
+"""
+
+
+def _cast_params(ctx):
+    a = ctx.attrs
+    scale, zp = np.atleast_1d(a["scale"]), np.atleast_1d(a["zero_point"])
+    if scale.size != 1 or zp.size != 1:
+        raise ValueError(f"QuantDTypeCast (node {ctx.node.name!r}): the C kernel casts with "
+                         f"one scale and zero point per tensor, got {scale.size}")
+    src, dst = ctx.inputs[0].dtype, ctx.outputs[0].dtype
+    if (src, dst) == ("float32", "int8"):
+        fn = "quantize_f32_s8"
+    elif (src, dst) == ("int8", "float32"):
+        fn = "dequantize_s8_f32"
+    else:
+        raise ValueError(f"QuantDTypeCast (node {ctx.node.name!r}): {src} -> {dst} has no C "
+                         "kernel (float32 <-> int8 only)")
+    return {"FN": fn, "SCALE": repr(float(scale[0])), "ZP": int(zp[0])}
+
+
+_CAST_T = CTemplate(_CAST, "${FN}(${in0}, ${out}, ${n}, ${SCALE}, ${ZP});", params=_cast_params)
+
+TEMPLATES = {
+    ("QuantConv2D", "int8"): CTemplate(
+        (_REQUANT, _CONV),
+        "conv2d_s8(${in0}, ${in1}, ${in2}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, ${W}, "
+        "${OC}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, "
+        + _QUANT_ARGS + ");", params=_conv_params),
+    ("QuantFullConnection", "int8"): CTemplate(
+        (_REQUANT, _FC),
+        "fully_connected_s8(${in0}, ${in1}, ${in2}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
+        "${M}, " + _QUANT_ARGS + ");", params=_fc_params),
+    ("QuantMaxPool", "int8"): CTemplate(
+        _MAXPOOL, "maxpool_s8(${in0}, ${out}, ${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, "
+                  "${SH}, ${SW}, ${PT}, ${PL});", params=_pool_params),
+    ("QuantReLU", "int8"): CTemplate(_RELU, "relu_s8(${in0}, ${out}, ${n}, ${ZP});",
+                                     params=lambda ctx: {"ZP": int(ctx.attrs.get("zero_point", 0))},
+                                     inplace=True),
+    ("QuantDTypeCast", "float32"): _CAST_T,
+    ("QuantDTypeCast", "int8"): _CAST_T,
+    ("Reshape", "int8"): COPY,
+    ("Flatten", "int8"): COPY,
+    ("QuantReshape", "int8"): COPY,
+    ("ExpandDims", "int8"): COPY,
+    ("Squeeze", "int8"): COPY,
+}
