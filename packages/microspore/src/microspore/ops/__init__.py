@@ -11,9 +11,9 @@ from importlib import import_module
 from ms_ops import Primitive
 from ms_ops import functional as _functional
 
-__all__ = ["Primitive", "functional", "operations", "composite"]
+__all__ = ["Primitive", "functional", "operations", "composite", "communication"]
 
-_SUBMODULES = ("functional", "operations", "composite")
+_SUBMODULES = ("functional", "operations", "composite", "communication")
 
 
 def __getattr__(name: str):

@@ -1,0 +1,18 @@
+"""``mindspore.communication.comm_func``: collectives that return ``(result, handle)``."""
+
+from microspore._lazy import forward
+
+_F = "ms_parallel.comm_func"
+_NAMES = {
+    "all_reduce": f"{_F}:comm_all_reduce",
+    "all_gather_into_tensor": f"{_F}:comm_all_gather_into_tensor",
+    "reduce_scatter_tensor": f"{_F}:comm_reduce_scatter_tensor",
+    "broadcast": f"{_F}:comm_broadcast",
+    "barrier": _F, "send": _F, "recv": _F, "CommHandle": _F,
+    "ReduceOp": "ms_parallel.reduce_ops",
+    "GlobalComm": "ms_parallel.management",
+}
+
+__getattr__, __dir__ = forward(__name__, globals(), (), _NAMES)
+
+__all__ = list(_NAMES)

@@ -1,0 +1,6 @@
+"""``mindspore.ops.communication``: in-place functional collectives (``all_reduce(t)``
+overwrites ``t``), from ms-parallel."""
+
+from microspore._lazy import forward
+
+__getattr__, __dir__ = forward(__name__, globals(), ("ms_parallel.comm_func",))

@@ -1,0 +1,49 @@
+"""``CollectiveDef``: an OpDef that communicates.
+
+A collective is marked ``stateful``: that is how ms-graph's passes know a node does more
+than compute its outputs, so they never fold it into a constant at compile time, merge
+two of them or drop one whose output is unused (the other ranks wait for it). It carries
+no random state: its ``new_generator`` gives None, so it draws nothing from the global
+seed's stream and random operators give the same numbers with or without collectives.
+"""
+
+from __future__ import annotations
+
+from ms_ops import OpDef
+from ms_tensor import dtype as mstype
+
+__all__ = ["CollectiveDef", "COMM_DTYPES", "REDUCE_OPS", "check_reduce_op", "check_group"]
+
+COMM_DTYPES = frozenset(mstype.number_types)
+REDUCE_OPS = ("sum", "max", "min", "prod")
+
+
+class CollectiveDef(OpDef):
+    """An operator whose kernel talks to the other ranks of a group."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("stateful", True)
+        kwargs.setdefault("seed_attrs", ())
+        super().__init__(*args, **kwargs)
+        import sys
+
+        self.module = sys._getframe(1).f_globals.get("__name__")
+
+    def new_generator(self, attrs: dict):
+        return None
+
+
+def check_reduce_op(op) -> str:
+    if op not in REDUCE_OPS:
+        raise ValueError(f"op must be one of {', '.join(map(repr, REDUCE_OPS))} "
+                         f"(ReduceOp.SUM/MAX/MIN/PROD), got {op!r}")
+    return op
+
+
+def check_group(group):
+    """The Group named ``group`` (raises for a non-str or unknown name)."""
+    from ms_parallel.groups import group as find
+
+    if not isinstance(group, str):
+        raise TypeError(f"group must be a str, got {type(group).__name__}")
+    return find(group)

@@ -1,0 +1,121 @@
+"""``MPIGroup``: a communication group over an mpi4py communicator.
+
+Buffers go to MPI as numpy arrays (mpi4py's buffer protocol: no pickling, no copies
+beyond making them contiguous). MPI has no 16-bit float type, so float16 and bfloat16
+travel as float32 and come back in their own dtype. mpi4py is imported here only, when
+``init()`` first needs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_parallel.groups import Group
+
+__all__ = ["MPIGroup", "mpi"]
+
+_WIDENED = {"float16", "bfloat16"}
+
+
+def mpi():
+    """mpi4py's ``MPI`` module (importing it initializes MPI)."""
+    from mpi4py import MPI
+
+    return MPI
+
+
+def _ops():
+    MPI = mpi()
+    return {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
+
+
+def _send_buf(x: np.ndarray) -> np.ndarray:
+    """A C-contiguous array MPI can read, 16-bit floats widened to float32."""
+    if x.dtype.name in _WIDENED:
+        return np.ascontiguousarray(x, dtype=np.float32)
+    if x.dtype == np.bool_:
+        return np.ascontiguousarray(x, dtype=np.uint8)
+    return np.ascontiguousarray(x)
+
+
+def _back(y: np.ndarray, dtype) -> np.ndarray:
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
+class MPIGroup(Group):
+    """The ranks of ``comm``; ``world_ranks`` are their ranks in the world."""
+
+    def __init__(self, name: str, comm, world_ranks):
+        self.name = name
+        self.comm = comm
+        self.rank = comm.Get_rank()
+        self.size = comm.Get_size()
+        self.world_ranks = tuple(world_ranks)
+        self._op = _ops()
+
+    def allreduce(self, x, op):
+        buf = _send_buf(x)
+        out = np.empty_like(buf)
+        self.comm.Allreduce(buf, out, op=self._op[op])
+        return _back(out, x.dtype)
+
+    def iallreduce(self, x, op):
+        """Start an allreduce; ``.wait()`` on the result returns the reduced array."""
+        return _Pending(self.comm, _send_buf(x), self._op[op], x.dtype)
+
+    def allgather(self, x):
+        buf = _send_buf(x)
+        out = np.empty((self.size * buf.shape[0],) + buf.shape[1:], buf.dtype)
+        self.comm.Allgather(buf, out)
+        return _back(out, x.dtype)
+
+    def reduce_scatter(self, x, op):
+        buf = _send_buf(x)
+        out = np.empty((buf.shape[0] // self.size,) + buf.shape[1:], buf.dtype)
+        self.comm.Reduce_scatter_block(buf, out, op=self._op[op])
+        return _back(out, x.dtype)
+
+    def broadcast(self, x, root):
+        buf = np.array(_send_buf(x), copy=True)
+        self.comm.Bcast(buf, root=root)
+        return _back(buf, x.dtype)
+
+    def alltoall(self, x):
+        """Block ``k`` of ``x`` (split along axis 0) goes to rank ``k``; the result holds
+        the blocks received, in rank order."""
+        buf = _send_buf(x)
+        out = np.empty_like(buf)
+        self.comm.Alltoall(buf, out)
+        return _back(out, x.dtype)
+
+    def send(self, x, dest, tag):
+        self.comm.Send(_send_buf(x), dest=dest, tag=tag)
+
+    def recv(self, shape, dtype, src, tag):
+        dtype = np.dtype(dtype)
+        wire = np.float32 if dtype.name in _WIDENED else np.uint8 if dtype == np.bool_ \
+            else dtype
+        out = np.empty(shape, wire)
+        self.comm.Recv(out, source=src, tag=tag)
+        return _back(out, dtype)
+
+    def barrier(self):
+        self.comm.Barrier()
+
+    def free(self):
+        if self.comm != mpi().COMM_WORLD:
+            self.comm.Free()
+
+
+class _Pending:
+    """An allreduce in flight (MPI_Iallreduce)."""
+
+    def __init__(self, comm, buf, op, dtype):
+        self.out = np.empty_like(buf)
+        self.buf = buf  # MPI reads it until the request completes: keep it alive
+        self.dtype = dtype
+        self.request = comm.Iallreduce(buf, self.out, op=op)
+
+    def wait(self):
+        self.request.Wait()
+        return _back(self.out, self.dtype)

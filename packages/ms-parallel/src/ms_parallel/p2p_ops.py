@@ -1,0 +1,138 @@
+"""Collectives that move blocks between chosen ranks: AlltoAll, Send and Receive.
+
+AlltoAll's gradient is the AlltoAll that moves the blocks back. Send and Receive are
+point-to-point messages, not functions of a rank's inputs: the tape cannot connect a
+Receive on one rank to the Send on another, so they are registered non-differentiable.
+A pipeline sends its gradients back explicitly (docs/parallel.md shows how).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_ops import Arg, Attr, TensorSpec
+from ms_ops.infer import check_dtype
+from ms_parallel.collective_def import COMM_DTYPES, CollectiveDef, check_group
+from ms_parallel.groups import WORLD
+from ms_tensor import dtype as mstype
+
+__all__ = ["AlltoAll", "Send", "Receive"]
+
+
+def _axis(name, value, ndim):
+    if not isinstance(value, int) or isinstance(value, bool) or not -ndim <= value < ndim:
+        raise ValueError(f"{name} must be an axis of the input's {ndim} dimensions, "
+                         f"got {value!r}")
+    return value % ndim
+
+
+def _alltoall_infer(x, split_count, split_dim, concat_dim, group=WORLD):
+    check_dtype("x", x, COMM_DTYPES)
+    n = check_group(group).size
+    if split_count != n:
+        raise ValueError(f"split_count must equal the group's size {n}, got {split_count!r}")
+    s = _axis("split_dim", split_dim, x.ndim)
+    c = _axis("concat_dim", concat_dim, x.ndim)
+    if x.shape[s] % n:
+        raise ValueError(f"input 'x' of shape {x.shape} cannot be split into {n} blocks "
+                         f"along split_dim {split_dim}")
+    shape = list(x.shape)
+    shape[s] //= n
+    shape[c] *= n
+    return TensorSpec(tuple(shape), x.dtype)
+
+
+AlltoAll = CollectiveDef(
+    "AlltoAll", (Arg("x"),),
+    (Attr("split_count"), Attr("split_dim"), Attr("concat_dim"), Attr("group", WORLD)),
+    infer=_alltoall_infer,
+    doc="Split x into split_count blocks along split_dim, send block k to rank k, and join "
+        "the blocks received along concat_dim, in rank order.")
+
+
+@AlltoAll.kernel("CPU", dtypes=COMM_DTYPES)
+def _alltoall_cpu(x, split_count, split_dim, concat_dim, group=WORLD, state=None):
+    g = check_group(group)
+    s, c = split_dim % x.ndim, concat_dim % x.ndim
+    blocks = np.stack(np.split(x, split_count, axis=s))  # (n, *block): block k -> rank k
+    got = g.alltoall(blocks)
+    return np.concatenate(list(got), axis=c)
+
+
+@AlltoAll.bprop
+def _alltoall_bprop(x, out, dout, split_count, split_dim, concat_dim, group=WORLD):
+    return (AlltoAll(dout, split_count, concat_dim, split_dim, group),)
+
+
+@AlltoAll.samples
+def _alltoall_samples(rng):
+    yield (rng.standard_normal((2, 3)),), {"split_count": 1, "split_dim": 0, "concat_dim": 1}
+
+
+def _check_rank(name, value, group):
+    n = check_group(group).size
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < n:
+        raise ValueError(f"{name} must be a rank of group {group!r}, in [0, {n}), "
+                         f"got {value!r}")
+
+
+def _check_tag(tag):
+    if not isinstance(tag, int) or isinstance(tag, bool) or tag < 0:
+        raise ValueError(f"sr_tag must be a non-negative int, got {tag!r}")
+
+
+def _send_infer(x, sr_tag, dest_rank, group=WORLD, group_back=WORLD):
+    check_dtype("x", x, COMM_DTYPES)
+    _check_tag(sr_tag)
+    _check_rank("dest_rank", dest_rank, group)
+    return TensorSpec((), x.dtype)
+
+
+Send = CollectiveDef(
+    "Send", (Arg("x"),),
+    (Attr("sr_tag"), Attr("dest_rank"), Attr("group", WORLD), Attr("group_back", WORLD)),
+    infer=_send_infer, differentiable=False,
+    doc="Send x to dest_rank (its Receive with the same sr_tag gets it); returns a zero "
+        "scalar that keeps the send in a compiled graph.")
+
+
+@Send.kernel("CPU", dtypes=COMM_DTYPES)
+def _send_cpu(x, sr_tag, dest_rank, group=WORLD, group_back=WORLD, state=None):
+    check_group(group).send(x, dest_rank, sr_tag)
+    return np.zeros((), x.dtype)
+
+
+@Send.samples
+def _send_samples(rng):
+    yield (rng.standard_normal((2,)),), {"sr_tag": 0, "dest_rank": 0}
+
+
+def _recv_infer(sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD):
+    _check_tag(sr_tag)
+    _check_rank("src_rank", src_rank, group)
+    if not isinstance(shape, (list, tuple)) or \
+            any(not isinstance(d, int) or d < 0 for d in shape):
+        raise ValueError(f"shape must be a list of non-negative ints, got {shape!r}")
+    if not isinstance(dtype, mstype.DType) or dtype not in COMM_DTYPES:
+        raise TypeError(f"dtype must be a number dtype (mstype.float32, ...), got {dtype!r}")
+    return TensorSpec(tuple(shape), dtype)
+
+
+Receive = CollectiveDef(
+    "Receive", (),
+    (Attr("sr_tag"), Attr("src_rank"), Attr("shape"), Attr("dtype"), Attr("group", WORLD),
+     Attr("group_back", WORLD)),
+    infer=_recv_infer, differentiable=False,
+    doc="The tensor src_rank sends with the same sr_tag (of the given shape and dtype).")
+
+
+@Receive.kernel("CPU")
+def _recv_cpu(sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD, state=None):
+    return check_group(group).recv(tuple(shape), dtype.np, src_rank, sr_tag)
+
+
+@Receive.samples
+def _recv_samples(rng):
+    # Something to receive: in a one-process world rank 0 sends to itself.
+    Send(rng.standard_normal((2,)), 0, 0)
+    yield (), {"sr_tag": 0, "src_rank": 0, "shape": [2], "dtype": mstype.float64}

@@ -1,0 +1,25 @@
+"""ms-parallel's hookimpls: the collectives join the registry (``ops.AllReduce`` and the
+rest), ``microspore run`` joins the CLI, and ms-nn finds the data-parallel gradient
+reducer here (``"train_hook"`` entries) without importing ms-parallel.
+"""
+
+from __future__ import annotations
+
+from ms_tensor.hookspecs import hookimpl
+from ms_tensor.registry import RegistryView
+
+
+@hookimpl
+def ms_register_ops(registry: RegistryView) -> None:
+    from ms_parallel.p2p_ops import AlltoAll, Receive, Send
+    from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter
+
+    registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send, Receive)
+    registry.add_function("ReduceOp", ReduceOp)
+
+
+@hookimpl
+def ms_register_cli_commands(registry: RegistryView) -> None:
+    registry.add_cli_command("run", "ms_parallel.run:main",
+                             help="launch a training script on N ranks over mpiexec "
+                                  "(msrun's role)")

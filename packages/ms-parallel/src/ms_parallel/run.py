@@ -1,0 +1,57 @@
+"""``microspore run`` / ``python -m ms_parallel.run``: msrun's role over mpiexec.
+
+``microspore run -n 4 train.py --lr 0.1`` starts 4 ranks of ``train.py``; the script
+calls ``microspore.communication.init()`` and finds its rank as under msrun. The exit
+status is 0 when every rank succeeds; otherwise the job is ended at once and the message
+names the failing rank and its error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ms_parallel.launch import LaunchError, launch
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="microspore run", description="Run a training script on N ranks over MPI.")
+    p.add_argument("-n", "--worker_num", "--np", type=int, default=1, dest="worker_num",
+                   help="number of ranks (processes) to start (default 1)")
+    p.add_argument("--local_worker_num", type=int, default=None,
+                   help="ranks on this machine (must equal --worker_num: one machine only)")
+    p.add_argument("--log_dir", default=None,
+                   help="write each rank's output to LOG_DIR/worker_<rank>.log")
+    p.add_argument("--join", action="store_true",
+                   help="with --log_dir, also stream every rank's log here")
+    p.add_argument("--init_timeout", type=float, default=60.0,
+                   help="seconds a rank may lag behind the first one reaching init() "
+                        "before the job is ended (default 60)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="end the job after this many seconds")
+    p.add_argument("script", help="the Python script every rank runs")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.local_worker_num not in (None, args.worker_num):
+        print("microspore run: only one machine is supported: --local_worker_num must "
+              "equal --worker_num", file=sys.stderr)
+        return 2
+    try:
+        result = launch(args.script, args.args, worker_num=args.worker_num,
+                        log_dir=args.log_dir, join=args.join,
+                        init_timeout=args.init_timeout, timeout=args.timeout)
+    except LaunchError as e:
+        print(f"microspore run: {e}", file=sys.stderr)
+        return 2
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
