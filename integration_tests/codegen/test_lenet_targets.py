@@ -1,0 +1,43 @@
+"""LeNet5 compiled to C, float32 and int8, equals the Python lite runtime on every target:
+x86-64 natively, ARM64/ARM32 Linux under qemu-user, an MPS2 Cortex-M3 under
+qemu-system-arm (float32 within 1e-5, int8 bit for bit)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ms_lite.codegen import generate, targets
+from ms_lite.runtime.executor import Executor
+
+pytestmark = pytest.mark.slow
+
+TARGETS = ["x86", "ARM64", "ARM32", "Cortex-M"]
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_lenet5_in_c_equals_the_lite_runtime(lenet_graphs, precision, target, tmp_path):
+    missing = targets.missing_tools(target)
+    if missing:
+        pytest.skip(f"{target}: {', '.join(missing)} not installed")
+    graphs, x = lenet_graphs
+    graph = graphs[precision]
+    project = generate(graph, tmp_path, project_name=f"lenet_{precision}", target=target,
+                       golden_inputs=[x])
+    targets.build(project.path, target)
+    run = targets.run_program(project.path, target, timeout=300)
+    (got,), passed = targets.parse_golden(run.stdout, project.outputs)
+    (want,) = Executor(graph).run([x])
+    assert passed, run.stdout
+    if precision == "int8":  # every int8 step equal, so the dequantized floats are too
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_lenet5_int8_fits_the_microcontroller_goal(lenet_graphs, tmp_path):
+    graphs, x = lenet_graphs
+    project = generate(graphs["int8"], tmp_path, target="Cortex-M", ram_budget="8KB")
+    assert project.arena_size < 8 * 1024
+    assert project.weights_bytes < 64 * 1024
