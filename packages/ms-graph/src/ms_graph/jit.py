@@ -29,6 +29,7 @@ from ms_graph.graph_cache import GraphCache
 from ms_graph.trace import current_tracer, flatten, trace_and_run, unflatten, watched_parameters
 from ms_ops.dispatch import static_key
 from ms_tensor import registry as _registry
+from ms_tensor.context import get_context
 from ms_tensor.tensor import Tensor, array_of, wrap
 
 __all__ = ["jit", "JitFunction", "compile", "optimize"]
@@ -207,7 +208,9 @@ class JitFunction:
             if not plain:
                 state = (state, *[_owner_state(a) for a in args
                                   if hasattr(type(a), "graph_state")])
-        key = (id(owner), structure, sig, tuple([id(p) for p in params]), state)
+        # the device target picks kernels (an emulating backend's, ms_ops.planning)
+        key = (id(owner), structure, sig, tuple([id(p) for p in params]), state,
+               get_context("device_target"))
         tapes = active_tapes()
         if tapes and any(t.recording for t in tapes):
             tree = flatten((args, kwargs), [])

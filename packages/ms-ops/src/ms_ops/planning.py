@@ -111,7 +111,10 @@ def plan(op, args, attrs=None, *, backend: str = "CPU") -> Plan:
         infer_args[i] = s
     outputs = op.run_infer(*infer_args, **attrs)
 
-    entry = reg.entry("kernel", op.name, backend)
+    if backend == "CPU":  # numpy arrays: an emulating device_target may take them
+        backend, entry = _host_kernel(reg, op.name)
+    else:
+        entry = reg.entry("kernel", op.name, backend)
     if entry is None:
         reg.kernel(op.name, backend)  # raises for an unknown backend
         raise NotImplementedError(f"{op.name}: no {backend} kernel is registered")
@@ -136,3 +139,16 @@ def plan(op, args, attrs=None, *, backend: str = "CPU") -> Plan:
     multi = isinstance(outputs, tuple)
     takes_out = bool(entry.info.get("out")) and not multi and op.inplace is None
     return Plan(op, specs, casts, outputs, entry.value, kwargs, backend, takes_out)
+
+
+def _host_kernel(reg, name: str):
+    """The kernel for numpy arrays: the CPU's, or, while the context's device_target is a
+    backend with ``host_arrays`` (an emulator), that backend's where it has one."""
+    from ms_tensor.context import get_context
+
+    target = get_context("device_target")
+    if target != "CPU" and getattr(reg.lookup("backend", target), "host_arrays", False):
+        entry = reg.entry("kernel", name, target)
+        if entry is not None:
+            return target, entry
+    return "CPU", reg.entry("kernel", name, "CPU")

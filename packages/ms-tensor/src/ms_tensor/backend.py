@@ -16,6 +16,9 @@ class Backend:
 
     name: str = ""
     array_types: tuple[type, ...] = ()
+    # A backend that computes on the CPU's numpy arrays (an emulator): while it is the
+    # context's device_target, its kernels replace the CPU's where it registers one.
+    host_arrays: bool = False
 
     def asarray(self, data, dtype: np.dtype | None = None):
         """Make a backend array from host data (numpy array, list or scalar)."""

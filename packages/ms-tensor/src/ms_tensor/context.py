@@ -22,6 +22,9 @@ and ignored. What each does here (MindSpore's meaning, on microspore's CPU runti
   MindSpore's ``set_recursion_limit`` does); a smaller one leaves it as it is.
 - ``save_graphs`` / ``save_graphs_path``: write each compiled graph's stages to files.
 - ``max_device_memory``: only for backends with their own memory; the CPU has none.
+- ``ascend_config``: a dict of MindSpore's Ascend options; ``precision_mode`` (one of
+  ``ASCEND_PRECISION_MODES``) is read by the Ascend backend (ms-device-ascend's numerics
+  emulation); other keys are refused by name.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ _DEFAULTS = {
     "max_device_memory": None,
     "runtime_num_threads": None,
     "check_bprop": False,
+    "ascend_config": None,
 }
 _settings = dict(_DEFAULTS)
 _watchers: dict[str, list] = {}
@@ -151,6 +155,24 @@ def _check_jit_config(v, _):
                              f"supported: jit_level, infer_boost")
 
 
+ASCEND_PRECISION_MODES = ("force_fp16", "allow_fp32_to_fp16", "allow_mix_precision",
+                          "must_keep_origin_dtype", "force_fp32")
+
+
+def _check_ascend_config(v, _):
+    if v is None:
+        return
+    if not isinstance(v, dict):
+        raise ValueError(f"set_context: ascend_config must be a dict, got {v!r}")
+    for key, value in v.items():
+        if key != "precision_mode":
+            raise ValueError(f"set_context: ascend_config key {key!r} is not supported; "
+                             "supported: precision_mode")
+        if value not in ASCEND_PRECISION_MODES:
+            raise ValueError(f"set_context: ascend_config precision_mode must be one of "
+                             f"{', '.join(ASCEND_PRECISION_MODES)}, got {value!r}")
+
+
 _MEMORY = re.compile(r"^\d+(\.\d+)?(GB|MB)$")
 
 
@@ -173,6 +195,7 @@ _CHECKS = {
         "pynative_synchronize"), "enable_graph_kernel": _check_bool("enable_graph_kernel"),
     "jit_config": _check_jit_config, "max_device_memory": _check_device_memory,
     "runtime_num_threads": _check_threads, "check_bprop": _check_bool("check_bprop"),
+    "ascend_config": _check_ascend_config,
 }
 
 

@@ -27,6 +27,7 @@ from ms_graph.executor import Executable
 from ms_graph.jit import JitFunction, _reached_cells, optimize
 from ms_graph.sink.get_next import GetNext
 from ms_graph.trace import flatten, trace, trace_and_run, unflatten, watched_parameters
+from ms_tensor.context import get_context
 from ms_tensor.tensor import Tensor, wrap
 
 __all__ = ["SinkLoop", "state_key"]
@@ -36,7 +37,7 @@ def state_key(*owners) -> tuple:
     """What a compiled step depends on besides its inputs: the ``graph_state`` (flags,
     Python attributes, the training phase) and Parameter identities of each Cell given,
     or, for a function, of the Cells it reads from its closure and module globals."""
-    out = []
+    out = [get_context("device_target")]  # it picks the kernels (ms_ops.planning)
     for o in owners:
         for cell in _cells(o):
             out.append(cell.graph_state())
