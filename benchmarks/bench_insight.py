@@ -1,0 +1,195 @@
+"""ms-insight: what summaries and the profiler cost, and (xai's cases) how fast explainers run.
+
+Cases, each a function in ``CASES`` that returns its rows (add a case by adding one):
+
+* ``summary`` -- a LeNet5 training step (the seed's network, batch 32 of 1x32x32, softmax
+  cross-entropy, Momentum), PyNative and GRAPH_MODE, without summaries, then with a
+  ``SummaryRecord`` writing the loss as a scalar every step (``add_value`` + ``record``),
+  then with ``ops.ScalarSummary`` of the loss inside ``construct`` recorded every step,
+  and the scalar's ``add_value`` + ``record`` alone (the cost the summary adds, which a
+  busy machine's noise in the whole step can hide). Goal: under 5% of the step.
+* ``profiler`` -- bench_ops' eager chain (``x = x + b; x = x * b`` 500 times on float32[16],
+  1,000 operator calls), without a profiler and with one running: the profiler's cost per
+  operator while it runs. With no profiler running nothing is installed in dispatch; that
+  path is compared against the tree before the hook with ``bench_eager_ab.py`` (see
+  docs/benchmarks.md).
+
+All rows of a case run in this process, interleaved round by round (A B C A B C ...);
+the table shows medians and each row's time relative to the case's first row.
+
+Usage: ``python benchmarks/bench_insight.py [--quick] [--case summary|profiler]``
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import QUICK_NOTE, load_line, machine, median_iqr, num, run_rounds, timed
+
+SUMMARY_STEPS = 10  # timed LeNet5 steps per sample
+CHAIN_REPS = 5  # chains of 1,000 operators per sample
+
+
+class _Row:
+    def __init__(self, case, label, run):
+        self.case, self.label, self.run = case, label, run
+        self.samples: list[float] = []
+
+
+def _lenet(ms, summary_op: bool):
+    nn = ms.nn
+
+    class LeNet5(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=False)
+            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid", has_bias=False)
+            self.fc1 = nn.Dense(16 * 5 * 5, 120)
+            self.fc2 = nn.Dense(120, 84)
+            self.fc3 = nn.Dense(84, 10)
+            self.relu = nn.ReLU()
+            self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.flatten = nn.Flatten()
+
+        def construct(self, x):
+            x = self.max_pool2d(self.relu(self.conv1(x)))
+            x = self.max_pool2d(self.relu(self.conv2(x)))
+            x = self.relu(self.fc1(self.flatten(x)))
+            return self.fc3(self.relu(self.fc2(x)))
+
+    class WithSummary(nn.Cell):
+        """The loss cell with ``ops.ScalarSummary`` of the loss in its construct."""
+
+        def __init__(self, net, loss_fn):
+            super().__init__()
+            self.net, self.loss_fn = net, loss_fn
+            self.summary = ms.ops.ScalarSummary()
+
+        def construct(self, x, y):
+            loss = self.loss_fn(self.net(x), y)
+            self.summary("loss", loss)
+            return loss
+
+    net = LeNet5()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    with_loss = WithSummary(net, loss_fn) if summary_op else nn.WithLossCell(net, loss_fn)
+    train = nn.TrainOneStepCell(with_loss, nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    train.set_train()
+    return train
+
+
+def case_summary(quick: bool) -> list:
+    import microspore as ms
+
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.random((32, 1, 32, 32), dtype=np.float32))
+    y = ms.Tensor(rng.integers(0, 10, 32).astype(np.int32))
+    a_loss = ms.Tensor(np.float32(2.3))
+    rows = []
+    directory = tempfile.mkdtemp(prefix="bench_insight_")
+    for mode, mode_name in ((ms.PYNATIVE_MODE, "PyNative"), (ms.GRAPH_MODE, "GRAPH_MODE")):
+        ms.set_context(mode=mode)
+        plain, with_op = _lenet(ms, False), _lenet(ms, True)
+        record = ms.SummaryRecord(os.path.join(directory, mode_name))
+        count = [0]
+
+        def in_mode(fn, mode=mode):
+            def run():
+                ms.set_context(mode=mode)
+                return timed(fn, SUMMARY_STEPS)
+            return run
+
+        def with_record(train=plain, record=record, count=count):
+            loss = train(x, y)
+            count[0] += 1
+            record.add_value("scalar", "loss", loss)
+            record.record(count[0])
+
+        def with_operator(train=with_op, record=record, count=count):
+            train(x, y)
+            count[0] += 1
+            record.record(count[0])
+
+        def write_alone(record=record, count=count):
+            count[0] += 1
+            record.add_value("scalar", "loss", a_loss)
+            record.record(count[0])
+
+        rows += [_Row(f"summary {mode_name}", "no summary", in_mode(lambda t=plain: t(x, y))),
+                 _Row(f"summary {mode_name}", "SummaryRecord scalar every step",
+                      in_mode(with_record)),
+                 _Row(f"summary {mode_name}", "ops.ScalarSummary every step",
+                      in_mode(with_operator)),
+                 _Row(f"summary {mode_name}", "the scalar's add_value + record alone",
+                      in_mode(write_alone))]
+    return rows
+
+
+def case_profiler(quick: bool) -> list:
+    from ms_insight import Profiler
+    from ms_tensor import Tensor
+
+    rng = np.random.default_rng(0)
+    x0 = Tensor(rng.standard_normal(16).astype(np.float32))
+    b = Tensor(np.full(16, 0.5, np.float32))
+
+    def chain():
+        x = x0
+        for _ in range(500):
+            x = x + b
+            x = x * b
+        return x
+
+    def off():
+        return timed(chain, CHAIN_REPS) / 1000
+
+    def on():
+        profiler = Profiler(output_path=tempfile.mkdtemp(prefix="bench_profiler_"))
+        try:
+            chain()  # plans again with the timed kernels, as the first step of a profile
+            return timed(chain, CHAIN_REPS) / 1000
+        finally:
+            profiler.stop()
+
+    return [_Row("profiler (per operator)", "no profiler", off),
+            _Row("profiler (per operator)", "Profiler running", on)]
+
+
+CASES = {"summary": case_summary, "profiler": case_profiler}
+
+
+def main(argv=None) -> int:
+    p = _common.arg_parser(__doc__, list(CASES))
+    args = p.parse_args(argv)
+    cases = args.case or list(CASES)
+    rounds, warmup = (3, 1) if args.quick else (15, 2)
+    before = os.getloadavg()[0]
+    print(machine())
+    print(f"Medians over {rounds} rounds after {warmup} warm-up rounds; rows interleaved "
+          f"within each round." + (QUICK_NOTE if args.quick else ""))
+    print()
+    print("| case | variant | median | IQR | vs first row |")
+    print("|---|---|---|---|---|")
+    for name in cases:
+        rows = CASES[name](args.quick)
+        for case in dict.fromkeys(r.case for r in rows):
+            run_rounds(rows, case, rounds, warmup, settle_s=0.0)
+        for case in dict.fromkeys(r.case for r in rows):
+            case_rows = [r for r in rows if r.case == case]
+            base = median_iqr(case_rows[0].samples)[0]
+            for r in case_rows:
+                med, lo, hi = median_iqr(r.samples)
+                unit, scale = ("us", 1e6) if med < 1e-3 else ("ms", 1e3)
+                print(f"| {case} | {r.label} | {num(med * scale)} {unit} | "
+                      f"{num(lo * scale)}-{num(hi * scale)} | {med / base - 1:+.1%} |")
+    print()
+    print(load_line(before))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
