@@ -17,3 +17,13 @@ def ms_register_cli_commands(registry: RegistryView) -> None:
     registry.add_cli_command("insight", "ms_insight.cli:main",
                              help="summaries, lineage, profiler and explanations: "
                                   "'microspore insight --help'")
+
+
+EXPLAINERS = ("Gradient", "Deconvolution", "GuidedBackprop", "GradCAM", "Occlusion", "RISE",
+              "RISEPlus")
+
+
+@hookimpl
+def ms_register_explainers(registry: RegistryView) -> None:
+    for name in EXPLAINERS:
+        registry.add_explainer(name, f"ms_insight.explainer:{name}")

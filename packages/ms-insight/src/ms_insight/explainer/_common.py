@@ -4,6 +4,7 @@ channel aggregation and a float bilinear resize (no 8-bit round trip)."""
 from __future__ import annotations
 
 import numpy as np
+
 from ms_tensor import Tensor
 
 __all__ = ["Attribution", "as_inputs", "as_targets", "abs_max", "resize_bilinear",

@@ -8,11 +8,11 @@ pass explains a whole batch, each sample for its own target.
 from __future__ import annotations
 
 import numpy as np
+
 import ms_autodiff as ad
 from ms_autodiff import call_with_bprop
-from ms_ops import functional as F
-
 from ms_insight.explainer._common import Attribution, abs_max, to_tensor
+from ms_ops import functional as F
 
 __all__ = ["Gradient", "Deconvolution", "GuidedBackprop", "input_gradient"]
 

@@ -4,10 +4,10 @@ summed over channels, rectified and resized to the input."""
 from __future__ import annotations
 
 import numpy as np
-import ms_autodiff as ad
-from ms_ops import functional as F
 
+import ms_autodiff as ad
 from ms_insight.explainer._common import Attribution, resize_bilinear, to_tensor
+from ms_ops import functional as F
 
 __all__ = ["GradCAM", "find_layer"]
 

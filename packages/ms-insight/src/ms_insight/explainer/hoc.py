@@ -32,7 +32,8 @@ class HOCStep:
 @dataclass
 class HOCResult:
     """The search for one sample: ``found`` when the full image reaches the threshold
-    (else there is no prediction to keep); ``mask`` the final kept region (``(H, W)`` bool), ``steps`` from coarse to fine."""
+    (else there is no prediction to keep); ``mask`` the final kept region (``(H, W)``
+    bool), ``steps`` from coarse to fine."""
 
     label: int
     prob: float
@@ -63,7 +64,8 @@ class HierarchicalOcclusion:
     >>> import numpy as np, ms_nn as nn
     >>> from ms_tensor import Tensor
     >>> net = nn.SequentialCell([nn.Flatten(), nn.Dense(64, 2)])
-    >>> r = HierarchicalOcclusion(net, nn.Softmax(), threshold=0.0)(np.ones((1, 1, 8, 8), np.float32), 0)
+    >>> hoc = HierarchicalOcclusion(net, nn.Softmax(), threshold=0.0)
+    >>> r = hoc(np.ones((1, 1, 8, 8), np.float32), 0)
     >>> r[0].found, r[0].mask.shape
     (True, (8, 8))
     """

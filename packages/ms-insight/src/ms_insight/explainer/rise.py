@@ -118,5 +118,6 @@ class RISEPlus(RISE):
 
     def _weights(self, sample, masked):
         low, high = self._bounds
-        inlier = (np.clip(self._score(masked), low, high) - low) / (high - low + np.finfo(float).eps)
+        eps = np.finfo(float).eps
+        inlier = (np.clip(self._score(masked), low, high) - low) / (high - low + eps)
         return super()._weights(sample, masked) * inlier[:, None]
