@@ -114,3 +114,35 @@ def test_summary_operators_are_registered_and_pass_the_operator_suites():
             "insight"
         assert not op.differentiable and op.side_effect_io
         check_op_gradients(op, op.samples_fn)  # bool output: no derivative to check
+
+
+def test_summary_in_a_compiled_training_step_records_each_steps_loss(tmp_path, mode, lenet,
+                                                                     read_events):
+    class WithSummary(nn.Cell):
+        def __init__(self, net, loss_fn):
+            super().__init__()
+            self.net, self.loss_fn = net, loss_fn
+            self.summary = ScalarSummary.primitive()
+
+        def construct(self, x, y):
+            loss = self.loss_fn(self.net(x), y)
+            self.summary("loss", loss)
+            return loss
+
+    net = lenet.LeNet5()
+    train = nn.TrainOneStepCell(
+        WithSummary(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")),
+        nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    train.set_train()
+    x, y = lenet.batches(1)[0]
+    with SummaryRecord(tmp_path) as record:
+        losses = []
+        for step in (1, 2, 3):
+            losses.append(float(train(x, y).asnumpy()))
+            record.record(step, train_network=train)
+    assert [e.value for e in read_events(tmp_path).Scalars("loss")] == \
+        pytest.approx(losses, rel=1e-6)
+    assert losses[2] < losses[0]  # the optimizer stepped: each record is that step's loss
+    if mode == GRAPH_MODE:  # the whole step is one graph, the summary and update in it
+        ops = {n.op for n in read_events(tmp_path).Graph().node}
+        assert {"ScalarSummary", "ApplyMomentum", "Conv2DBackpropFilter"} <= ops
