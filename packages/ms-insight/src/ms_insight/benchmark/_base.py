@@ -73,7 +73,7 @@ class LabelAgnosticMetric(_Metric):
         return list(self._results)
 
     def reset(self) -> None:
-        self._results.clear()
+        self._results = []  # a new list: copies of this metric must not share one
         self._explainer = None
 
 
