@@ -1,0 +1,160 @@
+"""Whole networks through ms-lite's ONNX and MINDIR doors: the seed's LeNet5 and an MLP
+exported (ONNX in onnxruntime, MINDIR in real MindSpore 2.10) equal eager; ONNX models
+(built here, and exported by PyTorch) convert into a microspore package that matches
+onnxruntime."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+ort = pytest.importorskip("onnxruntime")
+
+import microspore as ms  # noqa: E402
+from microspore import nn  # noqa: E402
+from ms_lite.ir import from_cell  # noqa: E402
+from ms_lite.mindir.reader import load_mindir  # noqa: E402
+from ms_lite.mindir.writer import save_mindir  # noqa: E402
+from ms_lite.onnx.convert import convert  # noqa: E402
+from ms_lite.onnx.export import export_onnx  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+MS_PYTHON = "/tmp/msenv/bin/python"
+
+
+def _lenet():
+    spec = importlib.util.spec_from_file_location("lenet_example", ROOT / "examples/lenet.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    ms.set_seed(0)
+    return mod.LeNet5()
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = nn.Dense(20, 32), nn.Dense(32, 16), nn.Dense(16, 4)
+        self.relu, self.softmax = nn.ReLU(), nn.Softmax()
+
+    def construct(self, x):
+        return self.softmax(self.fc3(self.relu(self.fc2(self.relu(self.fc1(x))))))
+
+
+NETS = {"lenet5": (_lenet, (2, 1, 32, 32)), "mlp": (MLP, (3, 20))}
+
+
+@pytest.fixture(params=sorted(NETS))
+def net_and_input(request):
+    make, shape = NETS[request.param]
+    net = make()
+    net.set_train(False)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    return request.param, net, x
+
+
+def test_onnx_export_equals_eager(net_and_input, tmp_path):
+    name, net, x = net_and_input
+    want = net(ms.Tensor(x)).asnumpy()
+    path = tmp_path / f"{name}.onnx"
+    export_onnx(from_cell(net, x), path)
+    got = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_onnx_round_trip_through_convert(net_and_input, tmp_path):
+    """export -> microspore convert -> the generated package equals onnxruntime."""
+    name, net, x = net_and_input
+    path = tmp_path / f"{name}.onnx"
+    export_onnx(from_cell(net, x), path)
+    out = tmp_path / f"{name}_pkg"
+    convert(path, str(out))
+    want = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    got = _load_package(out)(ms.Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _load_package(directory: Path):
+    name = f"converted_{directory.name}_{abs(hash(str(directory)))}"
+    spec = importlib.util.spec_from_file_location(name, directory / "__init__.py",
+                                                  submodule_search_locations=[str(directory)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod.load()
+
+
+def test_mindir_round_trip_equals_eager(net_and_input, tmp_path):
+    name, net, x = net_and_input
+    path = save_mindir(from_cell(net, x), tmp_path / name)
+    g = load_mindir(path)
+    want = net(ms.Tensor(x)).asnumpy()
+    onnx_path = tmp_path / "back.onnx"
+    export_onnx(g, onnx_path)  # the read-back graph, run by onnxruntime
+    got = ort.InferenceSession(str(onnx_path)).run(None, {g.inputs[0].name: x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+_MS_RUN = """
+import sys, numpy as np, mindspore as ms
+from mindspore import nn
+net = nn.GraphCell(ms.load(sys.argv[1]))
+np.save(sys.argv[3], net(ms.Tensor(np.load(sys.argv[2]))).asnumpy())
+"""
+
+
+@pytest.mark.skipif(not os.access(MS_PYTHON, os.X_OK), reason="MindSpore 2.10 env absent")
+def test_real_mindspore_runs_our_mindir(net_and_input, tmp_path):
+    """Differential: MindSpore 2.10's ms.load + nn.GraphCell on the file we wrote."""
+    name, net, x = net_and_input
+    path = save_mindir(from_cell(net, x), tmp_path / name)
+    np.save(tmp_path / "x.npy", x)
+    script = tmp_path / "run.py"
+    script.write_text(_MS_RUN)
+    proc = subprocess.run([MS_PYTHON, str(script), path, str(tmp_path / "x.npy"),
+                           str(tmp_path / "y.npy")], capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = np.load(tmp_path / "y.npy")
+    np.testing.assert_allclose(got, net(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_pytorch_exported_models_convert(tmp_path):
+    torch = pytest.importorskip("torch")
+    from torch import nn as tnn
+
+    class Small(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = tnn.Conv2d(3, 8, 3, padding=1)
+            self.bn = tnn.BatchNorm2d(8)
+            self.pool = tnn.AvgPool2d(2)
+            self.fc = tnn.Linear(8 * 4 * 4, 5)
+
+        def forward(self, x):
+            x = self.pool(torch.relu(self.bn(self.conv(x))))
+            x = x.view(x.size(0), -1)
+            return torch.softmax(torch.sigmoid(self.fc(x)) * 2 - 1, dim=1)
+
+    torch.manual_seed(0)
+    models = {"small_cnn": (Small(), (2, 3, 8, 8)),
+              "mlp": (tnn.Sequential(tnn.Linear(6, 16), tnn.Tanh(), tnn.Dropout(0.5),
+                                     tnn.Linear(16, 3), tnn.LeakyReLU(0.1)), (4, 6))}
+    for name, (model, shape) in models.items():
+        model.eval()
+        x = torch.randn(*shape)
+        path = tmp_path / f"{name}.onnx"
+        torch.onnx.export(model, (x,), str(path), input_names=["x"], output_names=["y"],
+                          dynamo=False)
+        out = tmp_path / f"{name}_pkg"
+        result = convert(path, str(out))
+        assert not result.unsupported
+        want = ort.InferenceSession(str(path)).run(None, {"x": x.numpy()})[0]
+        got = _load_package(out)(ms.Tensor(x.numpy())).asnumpy()
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=name)
