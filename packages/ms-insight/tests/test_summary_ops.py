@@ -146,3 +146,24 @@ def test_summary_in_a_compiled_training_step_records_each_steps_loss(tmp_path, m
     if mode == GRAPH_MODE:  # the whole step is one graph, the summary and update in it
         ops = {n.op for n in read_events(tmp_path).Graph().node}
         assert {"ScalarSummary", "ApplyMomentum", "Conv2DBackpropFilter"} <= ops
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "bfloat16", "int8",
+                                   "int32", "int64", "uint8", "bool_"])
+def test_summaries_keep_the_values_of_every_dtype(tmp_path, dtype, read_events):
+    from tensorboard.util import tensor_util
+
+    from ms_tensor import dtype as mstype
+
+    values = np.array([[0, 1, 2], [3, 4, 5]]) % (2 if dtype == "bool_" else 6)
+    t = Tensor(values, getattr(mstype, dtype))
+    with SummaryRecord(tmp_path) as record:
+        TensorSummary("t", t)
+        HistogramSummary("h", t)
+        ScalarSummary("s", t[1, 2])
+        record.record(1)
+    ea = read_events(tmp_path)
+    got = tensor_util.make_ndarray(ea.Tensors("t")[0].tensor_proto)
+    np.testing.assert_array_equal(got.astype(np.float64), values)
+    assert ea.Histograms("h")[0].histogram_value.sum == values.sum()
+    assert ea.Scalars("s")[0].value == values[1, 2]

@@ -12,6 +12,8 @@ import threading
 
 import numpy as np
 
+from ms_insight.summary.values import recordable
+
 __all__ = ["put", "take", "opened", "closed", "recording"]
 
 _lock = threading.Lock()
@@ -27,7 +29,7 @@ def put(kind: str, tag: str, array) -> None:
     """Keep a copy of ``array`` (graph mode reuses its buffers) as the latest ``tag``."""
     if _open:
         with _lock:
-            _values[(kind, tag)] = np.array(array, copy=True)
+            _values[(kind, tag)] = np.array(recordable(array), copy=True)
 
 
 def take() -> dict[tuple[str, str], np.ndarray]:

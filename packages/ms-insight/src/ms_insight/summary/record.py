@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from ms_insight.summary import _pending
-from ms_insight.summary.values import KINDS, check_value, make_value
+from ms_insight.summary.values import KINDS, check_value, make_value, recordable
 
 __all__ = ["SummaryRecord"]
 
@@ -28,10 +28,10 @@ def _array(kind: str, tag: str, value) -> np.ndarray:
     from ms_tensor.tensor import array_of
 
     if isinstance(value, Tensor):
-        return np.asarray(array_of(value))
+        return recordable(array_of(value))
     if isinstance(value, (int, float, np.number, np.ndarray, list, tuple)) and \
             not isinstance(value, bool):
-        return np.asarray(value)
+        return recordable(value)
     raise TypeError(f"SummaryRecord.add_value: {kind} {tag!r} must be a Tensor, a numpy "
                     f"array or a number, got {type(value).__name__}")
 

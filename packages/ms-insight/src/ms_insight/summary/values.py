@@ -12,7 +12,7 @@ import io
 
 import numpy as np
 
-__all__ = ["KINDS", "check_value", "make_value", "image_grid", "histogram_proto"]
+__all__ = ["KINDS", "recordable", "check_value", "make_value", "image_grid", "histogram_proto"]
 
 KINDS = ("scalar", "image", "histogram", "tensor")
 
@@ -21,6 +21,13 @@ def _summary_pb2():
     from tensorboard.compat.proto import summary_pb2
 
     return summary_pb2
+
+
+def recordable(array) -> np.ndarray:
+    """``array`` as numpy can encode it: bfloat16 (an ml_dtypes type, which TensorBoard's
+    protos do not know) widens to float32; anything else is kept as it is."""
+    array = np.asarray(array)
+    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
 
 
 def check_value(kind: str, tag: str, array: np.ndarray) -> None:
