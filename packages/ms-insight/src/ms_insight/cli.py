@@ -13,6 +13,8 @@ __all__ = ["SUBCOMMANDS", "main"]
 
 SUBCOMMANDS = {
     "lineage": ("ms_insight.lineage.cli:main", "compare the runs' lineage under DIR"),
+    "start": ("ms_insight.dashboard.cli:main",
+              "serve the dashboard: runs, lineage, explanations (--summary-base-dir DIR --port N)"),
 }
 
 

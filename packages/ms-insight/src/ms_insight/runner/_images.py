@@ -31,12 +31,12 @@ def _heat(v: np.ndarray) -> np.ndarray:
     return np.stack([r, g, b], axis=-1)
 
 
-def heat_overlay(image_chw: np.ndarray, saliency_hw: np.ndarray, alpha: float = 0.55):
-    """The input in gray with the min-max normalized saliency blended over it."""
+def heat_overlay(image_chw: np.ndarray, saliency_hw: np.ndarray, alpha: float = 0.5):
+    """The input in gray with the min-max normalized saliency's heat map blended over it
+    (blue: none, red: the most)."""
     base = to_gray_rgb(image_chw).astype(np.float64) / 255
     s = _normalize(saliency_hw)
-    weight = alpha * s[..., None]
-    out = base * (1 - weight) + _heat(s) * weight
+    out = base * (1 - alpha) + _heat(s) * alpha
     return (out * 255).round().astype(np.uint8)
 
 
