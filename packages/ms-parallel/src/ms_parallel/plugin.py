@@ -16,6 +16,8 @@ def ms_register_ops(registry: RegistryView) -> None:
 
     registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send, Receive)
     registry.add_function("ReduceOp", ReduceOp)
+    # ms-nn's TrainOneStepCell asks for this; imported only when a training step is built
+    registry.add("train_hook", "grad_reducer", "ms_parallel.data_parallel:grad_reducer_for")
 
 
 @hookimpl

@@ -74,7 +74,7 @@ class TrainOneStepCell(Cell):
         self.weights = optimizer.parameters
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
-        self.grad_reducer = _identity
+        self.grad_reducer = _grad_reducer(self.weights)
         self._value_and_grad = value_and_grad(network, grad_position=None, weights=self.weights)
         self._scaled_value_and_grad = value_and_grad(self._scaled_loss, grad_position=None,
                                                      weights=self.weights, has_aux=True)
@@ -108,3 +108,17 @@ class TrainOneStepCell(Cell):
 
 def _identity(grads):
     return grads
+
+
+def _grad_reducer(weights):
+    """The reducer of the parallel mode in effect, or ``_identity``.
+
+    A package above ms-nn (ms-parallel) registers a factory as ``("train_hook",
+    "grad_reducer")``: called with the weights, it returns a Cell reducing their
+    gradients over the ranks (data parallel), or None where gradients stay local.
+    """
+    from ms_tensor import registry
+
+    make = registry.load().lookup("train_hook", "grad_reducer")
+    reducer = None if make is None else make(weights)
+    return _identity if reducer is None else reducer

@@ -1,0 +1,54 @@
+"""Which gradients are reduced together: buckets of at most ``bucket_bytes``, one dtype
+each, in reverse parameter order (the order a backward pass finishes them), or split at
+given parameter indices (MindSpore's ``all_reduce_fusion_config``).
+
+>>> import numpy as np
+>>> plan_buckets([np.zeros(100, np.float32)] * 3, bucket_bytes=800)
+[[2, 1], [0]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plan_buckets", "DEFAULT_BUCKET_MB"]
+
+DEFAULT_BUCKET_MB = 25
+"""PyTorch DDP's default bucket size: large enough that the per-call cost vanishes."""
+
+
+def plan_buckets(grads, bucket_bytes: float | None = None, split_indices=None) -> list[list[int]]:
+    """Buckets of indices into ``grads`` (arrays or Tensors with shape and dtype).
+
+    Args:
+        bucket_bytes: the most bytes per bucket (a tensor larger than that gets a bucket of
+            its own); 0 gives one bucket per tensor; None one bucket per dtype.
+        split_indices: parameter indices where a new bucket starts (``[20, 35]``: 0-19,
+            20-34, 35-); overrides ``bucket_bytes``.
+    """
+    order = list(range(len(grads) - 1, -1, -1))
+    if split_indices:
+        cuts = sorted(split_indices)
+        by_part: dict[tuple, list[int]] = {}
+        for i in order:
+            part = sum(i >= c for c in cuts)
+            by_part.setdefault((part, _dtype(grads[i])), []).append(i)
+        return list(by_part.values())
+    buckets: list[list[int]] = []
+    open_: dict = {}  # dtype -> (bucket, bytes so far)
+    for i in order:
+        dt = _dtype(grads[i])
+        size = int(np.prod(grads[i].shape)) * np.dtype(dt).itemsize
+        current = open_.get(dt)
+        if current is None or (bucket_bytes is not None and current[1] + size > bucket_bytes
+                               and current[0]):
+            current = ([], 0)
+            buckets.append(current[0])
+        current[0].append(i)
+        open_[dt] = (current[0], current[1] + size)
+    return buckets
+
+
+def _dtype(g):
+    d = g.dtype
+    return d if isinstance(d, np.dtype) else np.dtype(d.np)
