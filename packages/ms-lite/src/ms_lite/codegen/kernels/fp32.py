@@ -24,6 +24,15 @@ static float ms_act_f32(float v, int32_t act)
 """
 
 _CONV = r"""
+static int32_t ms_ceil_div(int32_t a, int32_t b)  /* b > 0 */
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/* Direct convolution that accumulates whole output rows: for each weight tap, the
+   output pixels whose window sees valid input form one range per row, so the inner loop
+   has no bounds checks and vectorizes. Every output sums bias, then the taps in
+   (channel, row, column) order, as a per-pixel loop would. */
 static void conv2d_f32(const float *x, const float *w, const float *bias, float *y,
                        int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
@@ -36,25 +45,38 @@ static void conv2d_f32(const float *x, const float *w, const float *bias, float 
             const int32_t g = o / ocg;
             const float *wo = w + (size_t)o * cg * kh * kw;
             float *yo = y + ((size_t)b * oc + o) * oh * ow;
-            for (int32_t i = 0; i < oh; ++i) {
-                for (int32_t j = 0; j < ow; ++j) {
-                    float acc = bias ? bias[o] : 0.0f;
-                    for (int32_t ci = 0; ci < cg; ++ci) {
-                        const float *xc = x + ((size_t)b * c + g * cg + ci) * h * wd;
-                        const float *wc = wo + (size_t)ci * kh * kw;
-                        for (int32_t p = 0; p < kh; ++p) {
-                            const int32_t yy = i * sh - pt + p * dh;
-                            if (yy < 0 || yy >= h) continue;
-                            for (int32_t q = 0; q < kw; ++q) {
-                                const int32_t xx = j * sw - pl + q * dw;
-                                if (xx < 0 || xx >= wd) continue;
-                                acc += xc[yy * wd + xx] * wc[p * kw + q];
+            const float bv = bias ? bias[o] : 0.0f;
+            for (int32_t t = 0; t < oh * ow; ++t) yo[t] = bv;
+            for (int32_t ci = 0; ci < cg; ++ci) {
+                const float *xc = x + ((size_t)b * c + g * cg + ci) * h * wd;
+                const float *wc = wo + (size_t)ci * kh * kw;
+                for (int32_t p = 0; p < kh; ++p) {
+                    const int32_t i0 = ms_ceil_div(pt - p * dh, sh) > 0 ?
+                                       ms_ceil_div(pt - p * dh, sh) : 0;
+                    int32_t i1 = ms_ceil_div(h + pt - p * dh, sh);
+                    if (i1 > oh) i1 = oh;
+                    for (int32_t q = 0; q < kw; ++q) {
+                        const float wv = wc[p * kw + q];
+                        const int32_t j0 = ms_ceil_div(pl - q * dw, sw) > 0 ?
+                                           ms_ceil_div(pl - q * dw, sw) : 0;
+                        int32_t j1 = ms_ceil_div(wd + pl - q * dw, sw);
+                        if (j1 > ow) j1 = ow;
+                        for (int32_t i = i0; i < i1; ++i) {
+                            /* xr[0] is the input under output column j0 */
+                            const float *xr = xc + (size_t)(i * sh - pt + p * dh) * wd
+                                              + (j0 * sw - pl + q * dw);
+                            float *yr = yo + (size_t)i * ow + j0;
+                            if (sw == 1) {
+                                for (int32_t j = 0; j < j1 - j0; ++j) yr[j] += wv * xr[j];
+                            } else {
+                                for (int32_t j = 0; j < j1 - j0; ++j) yr[j] += wv * xr[j * sw];
                             }
                         }
                     }
-                    yo[i * ow + j] = ms_act_f32(acc, act);
                 }
             }
+            if (act)
+                for (int32_t t = 0; t < oh * ow; ++t) yo[t] = ms_act_f32(yo[t], act);
         }
     }
 }

@@ -52,8 +52,14 @@ static int8_t ms_clamp_s8(int32_t v, int32_t lo, int32_t hi)
 """
 
 _CONV = r"""
+static int32_t ms_ceil_div_s(int32_t a, int32_t b)  /* b > 0 */
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
 /* arm_convolve_s8's arithmetic, NCHW: y = clamp(requant(bias + sum (x + in_off) * w)
-   + out_off) per output channel */
+   + out_off) per output channel; each output pixel's valid taps are found once, so the
+   inner loop is a plain multiply-accumulate */
 static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
                       const int32_t *mult, const int32_t *shift, int8_t *y,
                       int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
@@ -66,19 +72,24 @@ static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
             const int8_t *wo = w + (size_t)o * c * kh * kw;
             int8_t *yo = y + ((size_t)b * oc + o) * oh * ow;
             for (int32_t i = 0; i < oh; ++i) {
+                const int32_t y0 = i * sh - pt;
+                const int32_t p0 = y0 < 0 ? ms_ceil_div_s(-y0, dh) : 0;
+                int32_t p1 = ms_ceil_div_s(h - y0, dh);
+                if (p1 > kh) p1 = kh;
                 for (int32_t j = 0; j < ow; ++j) {
+                    const int32_t x0 = j * sw - pl;
+                    const int32_t q0 = x0 < 0 ? ms_ceil_div_s(-x0, dw) : 0;
+                    int32_t q1 = ms_ceil_div_s(wd - x0, dw);
+                    if (q1 > kw) q1 = kw;
                     int32_t acc = bias ? bias[o] : 0;
                     for (int32_t ci = 0; ci < c; ++ci) {
                         const int8_t *xc = x + ((size_t)b * c + ci) * h * wd;
                         const int8_t *wc = wo + (size_t)ci * kh * kw;
-                        for (int32_t p = 0; p < kh; ++p) {
-                            const int32_t yy = i * sh - pt + p * dh;
-                            if (yy < 0 || yy >= h) continue;
-                            for (int32_t q = 0; q < kw; ++q) {
-                                const int32_t xx = j * sw - pl + q * dw;
-                                if (xx < 0 || xx >= wd) continue;
-                                acc += ((int32_t)xc[yy * wd + xx] + in_off) * wc[p * kw + q];
-                            }
+                        for (int32_t p = p0; p < p1; ++p) {
+                            const int8_t *xr = xc + (size_t)(y0 + p * dh) * wd;
+                            const int8_t *wr = wc + p * kw;
+                            for (int32_t q = q0; q < q1; ++q)
+                                acc += ((int32_t)xr[x0 + q * dw] + in_off) * wr[q];
                         }
                     }
                     yo[i * ow + j] = ms_clamp_s8(
@@ -118,7 +129,11 @@ static void fully_connected_s8(const int8_t *x, const int8_t *w, const int32_t *
         for (int32_t o = 0; o < m; ++o) {
             const int8_t *wo = w + (size_t)o * k;
             int32_t acc = bias ? bias[o] : 0;
-            for (int32_t i = 0; i < k; ++i) acc += ((int32_t)xr[i] + in_off) * wo[i];
+            if (in_off == 0) {
+                for (int32_t i = 0; i < k; ++i) acc += (int32_t)xr[i] * wo[i];
+            } else {
+                for (int32_t i = 0; i < k; ++i) acc += ((int32_t)xr[i] + in_off) * wo[i];
+            }
             y[(size_t)r * m + o] = ms_clamp_s8(
                 ms_requantize(acc, mult[o], shift[o]) + out_off, act_min, act_max);
         }
@@ -129,8 +144,18 @@ static void fully_connected_s8(const int8_t *x, const int8_t *w, const int32_t *
 
 def _fc_params(ctx):
     k = ctx.inputs[1].shape[1]
-    return {"ROWS": ctx.numel(0, "inputs") // k, "K": k, "M": ctx.inputs[1].shape[0],
-            **_quant_fields(ctx)}
+    fields = {"ROWS": ctx.numel(0, "inputs") // k, "K": k, "M": ctx.inputs[1].shape[0],
+              "BIAS": ctx.ptr(2), **_quant_fields(ctx)}
+    w, b = ctx.const(1), ctx.const(2)
+    if w is not None and fields["in_off"]:
+        # CMSIS-NN's kernel sum: sum((x + off) * w) + b = sum(x * w) + (b + off * sum(w)),
+        # the same integers with one addition fewer per multiply (weights are constant).
+        b = np.zeros(w.shape[0], np.int64) if b is None else b.astype(np.int64)
+        folded = b + fields["in_off"] * w.astype(np.int64).sum(axis=1)
+        if np.abs(folded).max(initial=0) < 2 ** 31:
+            fields["BIAS"] = ctx.add_const("kernel_sum_bias", folded.astype(np.int32))
+            fields["in_off"] = 0
+    return fields
 
 
 _MAXPOOL = r"""
@@ -217,7 +242,7 @@ TEMPLATES = {
         + _QUANT_ARGS + ");", params=_conv_params),
     ("QuantFullConnection", "int8"): CTemplate(
         (_REQUANT, _FC),
-        "fully_connected_s8(${in0}, ${in1}, ${in2}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
+        "fully_connected_s8(${in0}, ${in1}, ${BIAS}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
         "${M}, " + _QUANT_ARGS + ");", params=_fc_params),
     ("QuantMaxPool", "int8"): CTemplate(
         _MAXPOOL, "maxpool_s8(${in0}, ${out}, ${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, "
