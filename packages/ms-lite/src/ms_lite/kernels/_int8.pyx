@@ -26,10 +26,12 @@ cdef inline int32_t _srdhm(int32_t a, int32_t b) noexcept nogil:
 
 
 cdef inline int32_t _rdbpot(int32_t x, int exponent) noexcept nogil:
-    cdef int32_t mask = (<int32_t>1 << exponent) - 1
-    cdef int32_t remainder = x & mask
-    cdef int32_t threshold = (mask >> 1) + (1 if x < 0 else 0)
-    return (x >> exponent) + (1 if remainder > threshold else 0)
+    # in int64: exponent may be 31, where an int32 mask would overflow
+    cdef int64_t v = x
+    cdef int64_t mask = ((<int64_t>1) << exponent) - 1
+    cdef int64_t remainder = v & mask
+    cdef int64_t threshold = (mask >> 1) + (1 if v < 0 else 0)
+    return <int32_t>((v >> exponent) + (1 if remainder > threshold else 0))
 
 
 cdef inline int32_t _requant(int32_t acc, int32_t mult, int32_t shift) noexcept nogil:

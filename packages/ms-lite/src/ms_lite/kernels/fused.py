@@ -30,13 +30,8 @@ def activate(out: np.ndarray, activation_type: str) -> np.ndarray:
     return out
 
 
-def _conv_attrs(attrs: dict) -> dict:
-    return {k: v for k, v in attrs.items() if k != "activation_type"}
-
-
 def _conv_infer(x, w, b=None, activation_type="NO_ACTIVATION", **attrs):
-    conv = _registry.load().primitive("Conv2D")
-    out = conv.abstract_eval(x, w, **attrs)
+    out = _registry.load().primitive("Conv2D").abstract_eval(x, w, **attrs)
     if b is not None and b.shape != (out.shape[1],):
         raise ValueError(f"Conv2DFusion: bias shape {b.shape}, expected ({out.shape[1]},)")
     if activation_type not in ACTIVATIONS:
@@ -46,8 +41,8 @@ def _conv_infer(x, w, b=None, activation_type="NO_ACTIVATION", **attrs):
 
 
 def _conv_kernel(x, w, b=None, activation_type="NO_ACTIVATION", **attrs):
-    conv = _registry.load().kernel("Conv2D", "CPU")
-    out = conv(x, w, **attrs)
+    reg = _registry.load()
+    out = reg.kernel("Conv2D", "CPU")(x, w, **reg.primitive("Conv2D").complete_attrs(attrs))
     if b is not None:
         out += b.reshape(1, -1, 1, 1).astype(out.dtype, copy=False)
     return activate(out, activation_type)

@@ -40,10 +40,11 @@ def qgemm(a, w, bias, mult, shift, in_zp, out_zp, act_min, act_max, threads: int
 
 def _geometry(x_shape, w_shape, attrs):
     from ms_ops.defs.nn_conv import _geometry as conv_geometry  # the one conv geometry
+    from ms_tensor import registry
 
-    keys = ("out_channel", "kernel_size", "mode", "pad_mode", "pad", "stride", "dilation",
-            "group", "data_format")
-    return conv_geometry(x_shape, w_shape, **{k: attrs[k] for k in keys if k in attrs})
+    conv = registry.load().primitive("Conv2D")
+    given = {k: attrs[k] for k in conv.attr_names if k in attrs}
+    return conv_geometry(x_shape, w_shape, **conv.complete_attrs(given))
 
 
 def im2col(x, g, pad_value: int):
@@ -131,7 +132,9 @@ def _qmax_pool(x, **attrs):
 
     # max commutes with the monotone int8 mapping: pool the values as float32 (exact for
     # int8) with the registry's kernel, and come back.
-    out = registry.load().kernel("MaxPool", "CPU")(x.astype(np.float32), **attrs)
+    reg = registry.load()
+    attrs = reg.primitive("MaxPool").complete_attrs(attrs)
+    out = reg.kernel("MaxPool", "CPU")(x.astype(np.float32), **attrs)
     return out.astype(np.int8)
 
 

@@ -67,12 +67,13 @@ def srdhm(a, b):
 
 def rounding_divide_by_pot(x, exponent):
     """RoundingDivideByPOT: ``x / 2**exponent`` rounded half away from zero."""
-    x = np.asarray(x, np.int32)
-    exponent = np.asarray(exponent, np.int32)
-    mask = (np.int32(1) << exponent) - np.int32(1)
+    # int64, so that exponent 31 (a multiplier below 2**-31 of the accumulator) is exact
+    x = np.asarray(x, np.int64)
+    exponent = np.asarray(exponent, np.int64)
+    mask = (np.int64(1) << exponent) - 1
     remainder = x & mask
-    threshold = (mask >> 1) + (x < 0).astype(np.int32)
-    return ((x >> exponent) + (remainder > threshold).astype(np.int32)).astype(np.int32)
+    threshold = (mask >> 1) + (x < 0)
+    return ((x >> exponent) + (remainder > threshold)).astype(np.int32)
 
 
 def multiply_by_quantized_multiplier(x, multiplier, shift):

@@ -12,9 +12,8 @@ def rename_uses(graph: Graph, old: str, new: str) -> None:
     for n in graph.nodes:
         n.inputs = [new if i == old else i for i in n.inputs]
     for k, v in enumerate(graph.outputs):
-        if v.name == old:
-            src = graph.value(new)
-            graph.outputs[k] = type(v)(new, src.shape, src.dtype, src.quant)
+        if v.name == old:  # the same tensor under another name: its type is the output's
+            graph.outputs[k] = type(v)(new, v.shape, v.dtype, v.quant)
 
 
 def sole_consumer(graph: Graph, name: str, consumers: dict):
