@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ms_parallel.auto.layout import TensorLayout, common_refinement, strategy_layout
@@ -77,7 +77,8 @@ def test_chosen_sequence_is_the_cheapest_considered(case):
     if start == goal:
         assert plan.steps == () and plan.cost == 0
         return
-    others = _all_sequences(start, goal, dev, shape, topo, min(len(plan.steps) + 1, 4))
+    assume(len(plan.steps) <= 4)  # enumerating longer sequences takes too long
+    others = _all_sequences(start, goal, dev, shape, topo, len(plan.steps) + 1)
     assert others and min(others) >= plan.cost - 1e-15
 
 

@@ -1,0 +1,31 @@
+"""Bucket planning: every gradient once, one dtype per bucket, the size limit kept."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ms_parallel.buckets import plan_buckets
+
+DTYPES = [np.float32, np.float64, np.float16]
+
+
+@given(st.lists(st.tuples(st.integers(1, 50), st.sampled_from(DTYPES)), min_size=1,
+                max_size=12), st.sampled_from([None, 0, 64, 400]))
+def test_partition_properties(specs, limit):
+    grads = [np.zeros(n, dt) for n, dt in specs]
+    buckets = plan_buckets(grads, limit)
+    assert sorted(i for b in buckets for i in b) == list(range(len(grads)))
+    for b in buckets:
+        assert len({grads[i].dtype for i in b}) == 1
+        assert b == sorted(b, reverse=True)  # the order a backward pass finishes them
+        if limit is not None and len(b) > 1:
+            assert sum(grads[i].nbytes for i in b) <= limit
+    if limit == 0:
+        assert all(len(b) == 1 for b in buckets)
+    if limit is None:
+        assert len(buckets) == len({g.dtype for g in grads})
+
+
+def test_fusion_indices_split_the_parameters():
+    grads = [np.zeros(3, np.float32)] * 5
+    assert plan_buckets(grads, split_indices=[2, 4]) == [[4], [3, 2], [1, 0]]
