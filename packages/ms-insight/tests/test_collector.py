@@ -83,3 +83,20 @@ def test_collect_specified_data_turns_parts_off(tmp_path, lenet, read_events):
 def test_collector_rejects_bad_settings(tmp_path, kwargs, error, match):
     with pytest.raises(error, match=match):
         SummaryCollector(tmp_path, **kwargs)
+
+
+def test_compiled_graph_is_the_one_just_run(mode, lenet):
+    from ms_insight.summary.network_graph import compiled_graph
+
+    net = lenet.LeNet5()
+    assert compiled_graph(net) is None
+    x = lenet.batches(1, batch=2)[0][0]
+    net(x)
+    net(lenet.batches(1, batch=3)[0][0])  # a second signature: a second graph
+    graph = compiled_graph(net)
+    if mode == PYNATIVE_MODE:
+        assert graph is None
+    else:
+        assert len(net.compiled_graphs()) == 2 and graph.inputs[0].spec.shape[0] == 3
+        net(x)  # the first signature again: now the most recent
+        assert compiled_graph(net).inputs[0].spec.shape[0] == 2

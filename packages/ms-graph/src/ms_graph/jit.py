@@ -270,6 +270,12 @@ class JitFunction:
             self._target = fn
         return self._target if owner is None else functools.partial(self._target, owner)
 
+    def graphs(self) -> list:
+        """The graphs compiled so far (for a differentiated call, its forward graph),
+        least recently run first: what tools such as summaries show of a network."""
+        return [getattr(e.executable, "forward", e.executable).graph
+                for e in self._cache.values()]
+
     def __repr__(self) -> str:
         return f"<jit {self.__qualname__} ({len(self._cache)} graphs)>"
 

@@ -475,6 +475,13 @@ class Cell:
             compiled = graphs[phase[1]] = JitFunction(construct, "ast")
         return compiled._call(self, *args, **kwargs)
 
+    def compiled_graphs(self) -> list:
+        """GRAPH_MODE: the graphs ms-graph compiled for this cell's ``construct``: phase
+        by phase in the order first compiled, each phase's least recently run first (the
+        last is the one just run); empty when none was."""
+        return [g for jit_fn in self.__dict__.get("_graph_constructs", {}).values()
+                for g in jit_fn.graphs()]
+
     def graph_state(self) -> tuple:
         """The Python values ``construct`` may read besides Parameters, for this cell and
         every cell below it: numbers, strings, bools, None, dtypes and tuples of them

@@ -14,14 +14,8 @@ __all__ = ["compiled_graph", "forward_graph"]
 
 def compiled_graph(cell):
     """The graph ms-graph compiled for ``cell`` most recently, or None (not compiled)."""
-    constructs = getattr(cell, "__dict__", {}).get("_graph_constructs") or {}
-    for jit_fn in reversed(list(constructs.values())):
-        entries = jit_fn._cache.values()
-        if entries:
-            executable = entries[-1].executable
-            forward = getattr(executable, "forward", executable)  # under differentiation
-            return forward.graph
-    return None
+    graphs = cell.compiled_graphs() if hasattr(cell, "compiled_graphs") else []
+    return graphs[-1] if graphs else None
 
 
 def forward_graph(cell, *inputs):
