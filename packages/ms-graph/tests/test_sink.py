@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pytest
-from ms_graph.sink import DataChannel, DataStarvedError, channel
+from ms_graph.sink import DataChannel, DataStarvedError, get_channel
 from ms_graph.sink.get_next import GetNext
 from ms_graph.sink.loop import SinkLoop, state_key
 
@@ -113,7 +113,7 @@ def test_close_while_the_feeder_waits_on_a_full_queue_leaves_no_thread():
     ch.close()
     assert not ch.alive and not feeders()
     with pytest.raises(RuntimeError, match="no data channel 't_close'"):
-        channel("t_close")
+        get_channel("t_close")
 
 
 def test_names_are_unique_and_arguments_checked():

@@ -18,7 +18,7 @@ from collections import deque
 
 import numpy as np
 
-__all__ = ["DataChannel", "ChannelError", "DataStarvedError", "PipelineError", "channel",
+__all__ = ["DataChannel", "ChannelError", "DataStarvedError", "PipelineError", "get_channel",
            "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a GetNext waits for one batch before it diagnoses
@@ -48,7 +48,7 @@ class _Failure:
         self.error = error
 
 
-def channel(name: str) -> DataChannel:
+def get_channel(name: str) -> DataChannel:
     """The open channel called ``name`` (what a GetNext's ``shared_name`` names)."""
     ch = _channels.get(name)
     if ch is None:

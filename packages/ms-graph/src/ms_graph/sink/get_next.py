@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_graph.sink.channel import channel
 from ms_ops import Attr, OpDef, TensorSpec
 from ms_tensor import dtype as mstype
 
@@ -57,7 +56,9 @@ GetNext = _QueueOp(
 @GetNext.kernel("CPU")
 def get_next_cpu(types, shapes, output_num, shared_name, state=None):
     """Pop one batch; check it against the compiled shapes and dtypes."""
-    batch = channel(shared_name).get()
+    from ms_graph.sink.channel import get_channel
+
+    batch = get_channel(shared_name).get()
     if len(batch) != output_num:
         raise ValueError(f"GetNext: channel {shared_name!r} gave a batch of {len(batch)} "
                          f"columns, the graph was compiled for {output_num}")
