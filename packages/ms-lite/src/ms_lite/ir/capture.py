@@ -113,6 +113,13 @@ def _lower(captured, input_names, gname: str, array_of) -> Graph:
                 f"graph {gname!r}: a {node.op!r} node (control flow or a nested call) "
                 "cannot be exported; export a Cell whose construct traces to operators only")
         op = node.op
+        # BatchNorm writes its moving statistics only in training
+        writes = op.inplace is not None or (op.writes and node.attrs.get("is_training", True))
+        if op.stateful or writes or getattr(op, "side_effect_io", False):
+            what = "random" if op.stateful else "in-place" if writes else "side-effect"
+            raise UnsupportedOperatorError(
+                f"graph {gname!r}: operator {op.name} ({what}) cannot be exported: a lite "
+                "model computes a pure function of its inputs")
         nname = const_name(op.name)
         inputs, attrs, plan_args = [], dict(node.attrs), []
         for arg_def, a in zip(op.inputs, node.args):
