@@ -1,3 +1,5 @@
+from itertools import islice
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,33 @@ def test_shuffled_shards_are_disjoint_without_a_seed():
                                          num_shards=3, shard_id=shard)
         rows += [int(r[0]) for r in shard_ds.create_tuple_iterator(output_numpy=True)]
     assert sorted(rows) == list(range(12))
+
+
+class _Restarting:
+    """An iterable source as tutorials write it: ``__iter__`` resets and returns self."""
+
+    def __init__(self, n):
+        self.n, self.i = n, 0
+
+    def __iter__(self):
+        self.i = 0
+        return self
+
+    def __next__(self):
+        if self.i >= self.n:
+            raise StopIteration
+        self.i += 1
+        return (np.array([self.i], np.float32),)
+
+    def __len__(self):
+        return self.n
+
+
+def test_iterable_source_whose_iter_restarts_is_read_once_per_epoch():
+    data = ds.GeneratorDataset(_Restarting(300), ["x"], shuffle=False)
+    for _ in range(2):
+        # at most one row more than there is: a source read again from its start would
+        # otherwise never end
+        rows = islice(data.create_tuple_iterator(output_numpy=True, num_epochs=1), 301)
+        assert [int(r[0][0]) for r in rows] == list(range(1, 301))
+    assert data.get_dataset_size() == 300

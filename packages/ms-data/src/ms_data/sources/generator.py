@@ -133,8 +133,10 @@ class GeneratorDataset(MappableSource):
         except Exception as exc:
             raise PipelineError(f"{what} could not be started: {type(exc).__name__}: "
                                 f"{exc}") from exc
-        if self.num_samples is not None:
-            rows = islice(rows, self.num_samples)
+        # Each chunk's islice calls iter() on what it is given; an iterator whose __iter__
+        # restarts itself would then repeat its first rows forever. One islice made here
+        # calls it once, and its own iter() is itself.
+        rows = islice(rows, self.num_samples)
         yield from check_chunk_dtypes(self._iterated(rows, what))
 
     def _iterated(self, rows, what: str) -> Iterator:
