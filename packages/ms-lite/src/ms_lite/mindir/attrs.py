@@ -19,12 +19,14 @@ TYPES = {v: k for k, v in DTYPES.items()} | {T.DOUBLE: "float64"}
 
 
 def to_attr(name: str, value, item: bool = False) -> pb.AttributeProto:
-    """``value`` (bool, int, float, str, or a tuple/list of them) as an attribute.
+    """``value`` (None, bool, int, float, str, or a tuple/list of them) as an attribute.
 
     ``item``: an element of a tuple (MindSpore stores those in the repeated fields).
     """
     a = A(name=name) if name else A()
-    if isinstance(value, (bool, np.bool_)):
+    if value is None:
+        a.type = A.NONE
+    elif isinstance(value, (bool, np.bool_)):
         a.type, a.i = A.BOOL, int(value)
     elif isinstance(value, (int, np.integer)):
         a.type = A.INT64

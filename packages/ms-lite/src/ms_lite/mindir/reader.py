@@ -105,7 +105,24 @@ def _translate(ctx, op: str, prim, ins: list, out: str):
         axis = ins[1] if len(ins) > 1 else attrs.get("axis", -1)
         axis = axis[0] if isinstance(axis, (tuple, list)) and len(axis) == 1 else axis
         return ctx.emit(op, tensors[:1], {"axis": axis}, out=out)
+    if prim.instance_name == "microspore_generic":
+        return _generic(ctx, op, prim, ins, out)
     raise MindirFileError(f"operator {op!r} is not read by microspore's MINDIR reader")
+
+
+def _generic(ctx, op, prim, ins, out):
+    """A node microspore wrote in its generic encoding: attributes and static inputs are
+    primitive attributes, every input a tensor (None: an optional one left out)."""
+    from ms_tensor import dtype as mstype
+
+    attrs = {}
+    for a in prim.attribute:
+        v = from_attr(a)
+        attrs[a.name] = mstype.from_numpy(np.dtype(v)) if a.doc_string == "dtype" else v
+    tensors = ["" if i is None else i for i in ins]
+    if any(not isinstance(i, str) for i in tensors):
+        raise MindirFileError(f"operator {op!r}: a constant input in the generic encoding")
+    return ctx.emit(op, tensors, attrs, out=[out])
 
 
 def load_mindir(file_name, name: str | None = None):
@@ -145,6 +162,9 @@ def load_mindir(file_name, name: str | None = None):
         op = prim.op_type if prim is not None else pname.split(":")[0]
         if op in _BOOKKEEPING:
             continue
+        if op == "TupleGetItem":
+            env[node.output[0]] = env[node.input[0]][env[node.input[1]]]
+            continue
         if op in ("Load", "Depend"):
             env[node.output[0]] = env[node.input[0]]
             continue
@@ -155,8 +175,8 @@ def load_mindir(file_name, name: str | None = None):
                                   "not defined before it") from None
         ctx.node = SimpleNamespace(name=short(node.name), op_type=op, input=[])
         try:
-            env[node.output[0]] = _translate(ctx, op, prim or pb.PrimitiveProto(), ins,
-                                             short(node.output[0]))[0]
+            outs = _translate(ctx, op, prim or pb.PrimitiveProto(), ins, short(node.output[0]))
+            env[node.output[0]] = outs[0] if len(outs) == 1 else tuple(outs)
         except (Unsupported, MindirFileError, KeyError, TypeError) as e:
             raise MindirFileError(f"{path}: node {node.name!r} ({op}): {e}") from None
     for vi in g.output:

@@ -18,7 +18,7 @@ import numpy as np
 from ms_lite.mindir import mind_ir_pb2 as pb
 from ms_lite.mindir.attrs import DTYPES, to_attr
 
-__all__ = ["MindirExportError", "to_mindir", "save_mindir", "WRITERS"]
+__all__ = ["MindirExportError", "to_mindir", "save_mindir", "WRITERS", "mindspore_native"]
 
 A = pb.AttributeProto
 PF, PRIM = pb.PrimitiveProto.PRIMITIVE_FUNCTION, pb.PrimitiveProto.PRIMITIVE
@@ -53,6 +53,14 @@ class _Writer:
                         attribute=[to_attr("value", value)])
         return name
 
+    def none(self) -> str:
+        """A Constant None: an optional tensor input left out."""
+        self.count += 1
+        name = f"ValueNode_{self.count}"
+        self.g.node.add(output=[name], name=name, op_type="Constant",
+                        attribute=[A(name="value", type=A.NONE)])
+        return name
+
     def prim(self, op: str, inputs: list[str], out: str | None = None, attrs=None,
              kind=PF, out_value=None) -> str:
         """A node calling primitive ``op``; returns its output's name."""
@@ -64,7 +72,7 @@ class _Writer:
         node = self.g.node.add(input=inputs, output=[out_name], name=out_name,
                                op_type=f"REF::{pname}", domain=f"Default/{op}-op{self.count}")
         v = self.graph.values.get(out_value or out) if (out_value or out) else None
-        if v is not None:
+        if v is not None and v.dtype in DTYPES:
             node.attribute.append(A(name="shape", type=A.TENSORS, tensors=[
                 pb.TensorProto(dims=list(v.shape), data_type=DTYPES[v.dtype])]))
         if out is not None:
@@ -135,6 +143,36 @@ def _dense(w, node):
         w.prim("BiasAdd", [y, w.ref(node.inputs[2]), w.const(0)], node.outputs[0])
 
 
+def _generic(w, node):
+    """An operator MindSpore 2.10's encoding is not written for here: a PRIMITIVE node of
+    the registry's (MindSpore's) name with every attribute and static input as a primitive
+    attribute. microspore reads it back; MindSpore may not run it."""
+    from ms_tensor.dtype import DType
+
+    protos = []
+    for k, v in node.attrs.items():
+        if isinstance(v, DType):
+            a = to_attr(k, np.dtype(v.np).name)
+            a.doc_string = "dtype"
+        else:
+            try:
+                a = to_attr(k, v)
+            except TypeError as e:
+                raise w.fail(str(e)) from None
+        protos.append(a)
+    from ms_lite.onnx.pygen import n_outputs
+
+    ins = [w.ref(i) if i else w.none() for i in node.inputs]
+    several = n_outputs(w.graph, node) > 1
+    out = w.prim(node.op, ins, None if several else node.outputs[0], kind=PRIM,
+                 out_value=node.outputs[0])
+    w.model.primitives[-1].attribute.extend(protos)
+    w.model.primitives[-1].instance_name = "microspore_generic"
+    if several:  # a tuple: each output the graph names through TupleGetItem
+        for j, o in enumerate(node.outputs):
+            w.prim("TupleGetItem", [out, w.const(j)], o)
+
+
 WRITERS = {
     "Conv2D": _conv2d, "MaxPool": _pool, "AvgPool": _pool, "Reshape": _reshape,
     "Softmax": _softmax, "LogSoftmax": _softmax, "MatMul": _matmul, "Dense": _dense,
@@ -143,14 +181,24 @@ WRITERS = {
 }
 
 
+def mindspore_native(graph) -> bool:
+    """Whether every node of ``graph`` is written in MindSpore 2.10's own encoding (so
+    MindSpore's ``ms.load`` runs the file), not microspore's generic one."""
+    return all(n.op in WRITERS for n in graph.nodes)
+
+
 def to_mindir(graph) -> pb.ModelProto:
     """The ``ModelProto`` of ``graph``; ``MindirExportError`` names an unsupported node."""
-    missing = sorted({n.op for n in graph.nodes if n.op not in WRITERS})
+    from ms_tensor import registry
+
+    reg = registry.load()
+    missing = sorted({n.op for n in graph.nodes
+                      if n.op not in WRITERS and reg.primitive(n.op) is None})
     if missing:
         first = next(n for n in graph.nodes if n.op in missing)
         raise MindirExportError(f"graph {graph.name!r}: no MINDIR form for operator(s) "
-                                f"{', '.join(missing)} (first at node {first.name!r}); "
-                                f"supported: {', '.join(sorted(WRITERS))}")
+                                f"{', '.join(missing)} (first at node {first.name!r}): not "
+                                "registry primitives")
     w = _Writer(graph)
     for v in graph.inputs:
         w.names[v.name] = w.full(v.name)
@@ -166,7 +214,7 @@ def to_mindir(graph) -> pb.ModelProto:
                           raw_data=array.astype(array.dtype.newbyteorder("<")).tobytes())
     for node in graph.nodes:
         w.node = node
-        WRITERS[node.op](w, node)
+        WRITERS.get(node.op, _generic)(w, node)
     for v in graph.outputs:
         w.g.output.add(name=w.ref(v.name), tensor=[pb.TensorProto(
             dims=list(v.shape), data_type=DTYPES[v.dtype])])

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-__all__ = ["generate_source", "write_package"]
+__all__ = ["generate_source", "write_package", "n_outputs"]
 
 _HEADER = '''"""{name}, converted from {source} by ``microspore convert``.
 
@@ -98,7 +98,7 @@ def _is_default(value, default) -> bool:
         return False
 
 
-def _n_outputs(graph, node) -> int:
+def n_outputs(graph, node) -> int:
     """How many outputs the operator returns (a node may use only the first ones)."""
     from ms_ops.opdef import TENSOR, TensorSpec
     from ms_ops.planning import plan
@@ -159,7 +159,7 @@ def generate_source(graph, class_name: str = "Model", source: str = "ONNX",
             else:
                 call.append(_literal(node.attrs.get(a.name, a.default)))
         outs = [vals(o) for o in node.outputs]
-        n = _n_outputs(graph, node)
+        n = n_outputs(graph, node)
         expr = f"self.{ident}({', '.join(call)})"
         if n == 1:
             body.append(f"        {outs[0]} = {expr}")
