@@ -275,11 +275,17 @@ _UNARY = r"""
 """
 
 _BINARY = r"""
-/* y = a OP b with numpy broadcasting over 4 collapsed dimensions: a stride of 0 repeats */
+/* y = a OP b with numpy broadcasting over 4 collapsed dimensions: a stride of 0 repeats;
+   a model may use only one of the two forms */
+#if defined(__GNUC__)
+#define MS_MAYBE_UNUSED __attribute__((unused))
+#else
+#define MS_MAYBE_UNUSED
+#endif
 #define MS_BINARY(NAME, T, EXPR) \
-    static void NAME##_same(const T *a, const T *b, T *y, int32_t n) \
+    MS_MAYBE_UNUSED static void NAME##_same(const T *a, const T *b, T *y, int32_t n) \
     { for (int32_t i = 0; i < n; ++i) { const T u = a[i], v = b[i]; y[i] = (EXPR); } } \
-    static void NAME##_bcast(const T *a, const T *b, T *y, const int32_t *d, \
+    MS_MAYBE_UNUSED static void NAME##_bcast(const T *a, const T *b, T *y, const int32_t *d, \
                              const int32_t *sa, const int32_t *sb) \
     { \
         size_t k = 0; \
