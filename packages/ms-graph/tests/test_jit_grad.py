@@ -106,3 +106,20 @@ def test_split_keeps_the_forward_out_of_the_backward():
     assert "MatMul" in fwd_ops and "ReLU" in fwd_ops
     assert "ReLU" not in bwd_ops and bwd_ops.count("MatMul") == 1  # dx = dh @ w.T only
     assert n_res >= 1 and len(backward.inputs) == n_res + 1
+
+
+def _branchy(x):
+    def double(v):  # a nested closure, called under tensor-dependent control flow
+        return v * 2
+
+    if x.sum() > 0:
+        return (double(x) * x).sum()
+    return (x * 3).sum()
+
+
+def test_jit_of_grad_compiles_the_differentiated_function():
+    compiled = jit(ad.grad(_branchy))
+    for data in ([1.0, 2.0], [-1.0, -2.0], [3.0, 0.5]):
+        x = Tensor(np.array(data, np.float32))
+        np.testing.assert_allclose(compiled(x).asnumpy(), ad.grad(_branchy)(x).asnumpy())
+    assert compiled.misses >= 1 and compiled.hits >= 1

@@ -55,7 +55,14 @@ def optimize(graph, name: str | None = None, jit_level: str | None = None):
 
 
 def _converted(fn):
-    """``fn`` with its tensor control flow rewritten (the AST capture mode)."""
+    """``fn`` with its tensor control flow rewritten (the AST capture mode).
+
+    ``jit(grad(f))``: a differentiating wrapper has no source worth converting; ``f`` is
+    converted and the same wrapper rebuilt around it (``ms_autodiff.api.differentiating``).
+    """
+    inner = getattr(fn, "__ms_function__", None)
+    if inner is not None and type(fn) is types.FunctionType:
+        return fn.__ms_rebuild__(_converted(inner))
     try:
         from ms_graph.convert import convert
     except ModuleNotFoundError as e:
