@@ -19,6 +19,7 @@ from collections import deque
 import numpy as np
 
 __all__ = ["DataChannel", "ChannelError", "DataStarvedError", "PipelineError", "get_channel",
+           "is_open",
            "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 60.0  # seconds a GetNext waits for one batch before it diagnoses
@@ -46,6 +47,11 @@ class _Failure:
 
     def __init__(self, error: BaseException):
         self.error = error
+
+
+def is_open(name: str) -> bool:
+    """Whether a channel called ``name`` is open now."""
+    return name in _channels
 
 
 def get_channel(name: str) -> DataChannel:

@@ -35,6 +35,21 @@ def get_sink_timeout() -> float:
     return _timeout[0]
 
 
+def _loop_cache(network, who: str, specs):
+    """``(channel name, cache)``: the compiled sink loop of ``network`` for batches of
+    ``specs`` lives on the network, so the next ``Model.train`` call reuses it (its
+    GetNext names the channel, so the name is the same each time); a second sink open on
+    the same network at once gets a fresh name and compiles its own."""
+    from ms_graph.sink.channel import is_open
+
+    name = f"{who}_{id(network)}"
+    store = getattr(network, "__dict__", None)
+    if store is None or is_open(name):
+        return f"{who}_{next(_names)}", {}
+    cache = store.setdefault("_sink_loops", {})
+    return name, cache.setdefault((who, tuple(specs)), {})
+
+
 def _arrays(batches):
     for batch in batches:
         yield tuple(array_of(x) if isinstance(x, Tensor) else x for x in batch)
@@ -63,13 +78,12 @@ class SinkRunner:
         except StopIteration:
             raise ValueError(f"{who}: the dataset gave no batches in sink mode") from None
         self.specs = [(a.shape, mstype.from_numpy(a.dtype)) for a in first]
-        self.name = f"{who}_{next(_names)}"
+        self.name, self._loops = _loop_cache(network, who, self.specs)
         self.channel = DataChannel(self.name, itertools.chain([first], batches),
                                    timeout=_timeout[0], describe=describe)
         self._attrs = {"types": [d for _, d in self.specs],
                        "shapes": [tuple(s) for s, _ in self.specs],
                        "output_num": len(self.specs), "shared_name": self.name}
-        self._loop = None
         self.graph = graph
         self.last_batch = None
 
@@ -102,15 +116,18 @@ class SinkRunner:
     def _graph_run(self, n: int):
         from ms_graph.sink.loop import SinkLoop, state_key
 
-        if self._loop is None:
-            self._loop = SinkLoop(self.network, self.name, self.specs, name=self.name)
+        loop = self._loops.get("loop")
+        if loop is None:
+            loop = self._loops["loop"] = SinkLoop(self.network, self.name, self.specs,
+                                                  name=self.name)
         self.last_batch = None  # the batches never reach the host
-        return self._loop.run(n, state_key(self.network))
+        return loop.run(n, state_key(self.network))
 
     @property
     def compiles(self) -> int:
         """How many times the sink loop was compiled (0 in PyNative)."""
-        return 0 if self._loop is None else self._loop.captures
+        loop = self._loops.get("loop")
+        return 0 if loop is None else loop.captures
 
     def close(self) -> None:
         self.channel.close()
