@@ -39,8 +39,19 @@ async function loadRuns() {
   }
   const lineage = await getJSON("/api/lineage");
   fillTable($("lineage"), ["run", ...lineage.columns], lineage.rows);
-  const first = runs.find((r) => r.explain);
-  if (first) selectRun(first.name, list.querySelector(`[data-run="${CSS.escape(first.name)}"]`));
+  // A link can name the run, the filters and the sample: #run=NAME&label=2&correct=wrong
+  const want = new URLSearchParams(location.hash.slice(1));
+  const pick = runs.find((r) => r.name === want.get("run")) || runs.find((r) => r.explain);
+  if (pick) {
+    await selectRun(pick.name, list.querySelector(`[data-run="${CSS.escape(pick.name)}"]`));
+    if (!current) return;
+    for (const [key, id] of [["label", "f-label"], ["pred", "f-pred"], ["correct", "f-correct"]]) {
+      if (want.has(key)) $(id).value = want.get(key);
+    }
+    showSamples();
+    const li = document.querySelector(`#samples li[data-id="${CSS.escape(want.get("sample") || "")}"]`);
+    if (li) li.click();
+  }
 }
 
 async function selectRun(name, li) {
@@ -49,6 +60,7 @@ async function selectRun(name, li) {
   try {
     current = await getJSON("/api/explain?run=" + encodeURIComponent(name));
   } catch (e) {
+    current = null;
     panel.hidden = true;
     return;
   }
