@@ -76,7 +76,13 @@ def test_onnx_round_trip_through_convert(net_and_input, tmp_path):
     out = tmp_path / f"{name}_pkg"
     convert(path, str(out))
     want = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
-    got = _load_package(out)(ms.Tensor(x)).asnumpy()
+    converted = _load_package(out)
+    np.testing.assert_allclose(converted(ms.Tensor(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:  # the generated construct compiles too, and computes the same
+        got = converted(ms.Tensor(x)).asnumpy()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
