@@ -17,12 +17,15 @@ kernel completes before the kernel returns). ``"avg"`` is a sum divided by the g
 
 from __future__ import annotations
 
+from ms_ops import TensorSpec
 from ms_ops import functional as F
+from ms_ops.dispatch import get_recorder
 from ms_parallel.groups import WORLD
 from ms_parallel.groups import group as find_group
 from ms_parallel.p2p_ops import AlltoAll, Receive, Send
 from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceScatter
 from ms_tensor import Tensor
+from ms_tensor.tensor import array_of
 
 __all__ = [
     "CommHandle", "all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor",
@@ -96,9 +99,19 @@ def _finish(name, target, result, async_op):
 
 def all_reduce(tensor, op="sum", group=None, async_op=False):
     """Reduce ``tensor`` over the group's ranks: in place (returns a handle or None), or,
-    after ``set_comm_ops_inplace(False)``, ``(result, handle)``."""
+    after ``set_comm_ops_inplace(False)``, ``(result, handle)``.
+
+    In place and unrecorded (no ``grad`` tape or graph capture), MPI reduces the tensor's
+    own buffer (MPI_IN_PLACE): no new array, no copy."""
     _tensor("all_reduce", "tensor", tensor)
-    return _finish("all_reduce", tensor, _reduced(tensor, op, _group(group)), async_op)
+    g = _group(group)
+    if _inplace["all_reduce"] and op != "avg" and get_recorder() is None:
+        AllReduce.abstract_eval(TensorSpec(tensor.shape, tensor.dtype), op=op, group=g)
+        arr = array_of(tensor)
+        if arr.flags.c_contiguous and arr.flags.writeable:
+            find_group(g).allreduce(arr, op, out=arr)
+            return _handle(async_op)
+    return _finish("all_reduce", tensor, _reduced(tensor, op, g), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):

@@ -198,10 +198,20 @@ class _Job:
             time.sleep(_POLL)
 
     def _kill(self) -> None:
+        """Kill mpiexec's process group and every rank (Hydra's proxies put the ranks in
+        process groups of their own, so the ranks are killed by the pids they recorded)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        for path in self._files("pid").values():
+            try:
+                pid = int(path.read_text())
+                # only a process of this job: its command line names the job directory
+                if str(self.jobdir) in Path(f"/proc/{pid}/cmdline").read_bytes().decode():
+                    os.kill(pid, signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
         self.proc.wait()
 
 

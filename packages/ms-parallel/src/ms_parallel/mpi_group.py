@@ -52,12 +52,22 @@ class MPIGroup(Group):
         self.size = comm.Get_size()
         self.world_ranks = tuple(world_ranks)
         self._op = _ops()
+        self._in_place = mpi().IN_PLACE
 
-    def allreduce(self, x, op):
+    def allreduce(self, x, op, out=None):
+        """``out``: an array of x's shape and dtype to reduce into (a compiled graph's
+        planned buffer, or ``x`` itself for an in-place reduction), else a new one."""
         buf = _send_buf(x)
-        out = np.empty_like(buf)
-        self.comm.Allreduce(buf, out, op=self._op[op])
-        return _back(out, x.dtype)
+        if out is not None and out.dtype == buf.dtype and out.flags.c_contiguous:
+            self.comm.Allreduce(self._in_place if out is buf else buf, out, op=self._op[op])
+            return out
+        result = np.empty_like(buf)
+        self.comm.Allreduce(buf, result, op=self._op[op])
+        result = _back(result, x.dtype)
+        if out is not None:
+            out[...] = result
+            return out
+        return result
 
     def iallreduce(self, x, op):
         """Start an allreduce; ``.wait()`` on the result returns the reduced array."""

@@ -46,9 +46,9 @@ AllReduce = CollectiveDef(
     doc="Every rank gets the elementwise reduction (sum, max, min or prod) of all ranks' x.")
 
 
-@AllReduce.kernel("CPU", dtypes=COMM_DTYPES)
-def _allreduce_cpu(x, op="sum", group=WORLD, state=None):
-    return check_group(group).allreduce(x, op)
+@AllReduce.kernel("CPU", dtypes=COMM_DTYPES, out=True)
+def _allreduce_cpu(x, op="sum", group=WORLD, state=None, out=None):
+    return check_group(group).allreduce(x, op, out)
 
 
 def _chosen(x, out):

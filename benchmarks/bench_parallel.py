@@ -1,0 +1,259 @@
+"""Communication on 2 ranks: microspore's AllReduce operator against raw mpi4py on numpy
+buffers (the limit: the same MPI call with nothing around it) and PyTorch's gloo
+``all_reduce``; then a data-parallel MLP, 1 rank against 2, bucketed against one allreduce
+per tensor.
+
+* ``allreduce``: float32 buffers of 1 KB to 64 MB, sum over 2 ranks. In one MPI job the
+  implementations run in turn within each round (A B C D A B C D ...); a sample is the
+  slowest rank's mean time over enough back-to-back calls to last ~20 ms. Bandwidth is
+  bytes / time (algorithm bandwidth). ``AllReduce(t)`` (the operator) returns a new
+  tensor, so it allocates its result each call, as an eager operator must;
+  ``ops.communication.all_reduce(t)`` reduces ``t``'s own buffer (MPI_IN_PLACE); raw
+  mpi4py reuses one preallocated receive buffer; gloo reduces in place. (The in-place
+  sum grows the values geometrically; float32 holds them for these round counts.)
+* ``dp``: an MLP 784-512-512-10 (670k parameters, 6 tensors) trained with Momentum on a
+  fixed global batch of 64 (32 per rank on 2 ranks) through ``TrainOneStepCell`` in
+  DATA_PARALLEL mode: steps per second with 1 rank and 2 ranks (two launches per round,
+  alternating), and in the 2-rank job the share of step time in the gradient reducer,
+  bucketed (25 MB buckets: one allreduce) against per tensor (6 allreduces), interleaved.
+
+The 2 cores are shared by both ranks (and everything else on the machine): on a real
+cluster each rank has its own cores, so 2 ranks here cannot be faster than 1.
+Usage: ``python benchmarks/bench_parallel.py [--quick] [--case allreduce|dp]``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
+import numpy as np
+from _common import arg_parser, load_line, machine, median_iqr, num
+
+SIZES = [1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 26]  # bytes: 1 KB .. 64 MB
+CASES = ("allreduce", "dp")
+
+
+def _launch(n, *args):
+    """Run this file as ``--worker`` on ``n`` ranks; rank 0's JSON result."""
+    from ms_parallel.launch import launch
+
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "result.json")
+        res = launch(os.path.abspath(__file__), ["--worker", out, *map(str, args)],
+                     worker_num=n, timeout=1800)
+        if res.returncode:
+            raise RuntimeError(f"worker job failed: {res.message}")
+        with open(out) as f:
+            return json.load(f)
+
+
+# -- workers (run under the launcher) --------------------------------------------------
+def _slowest(comm, seconds):
+    from mpi4py import MPI
+
+    return comm.allreduce(seconds, op=MPI.MAX)
+
+
+def _timed(comm, fn, reps):
+    comm.Barrier()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    return _slowest(comm, (time.perf_counter() - t0) / reps)
+
+
+def worker_allreduce(out, rounds):
+    from mpi4py import MPI
+
+    from ms_parallel.management import init
+    from ms_parallel.reduce_ops import AllReduce
+    from ms_tensor import Tensor
+
+    init()
+    comm = MPI.COMM_WORLD
+    from ms_parallel.comm_func import all_reduce
+
+    try:
+        import torch
+        import torch.distributed as dist
+
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29517",
+                                rank=comm.rank, world_size=comm.size)
+    except ImportError:
+        torch = None
+    results = {}
+    for size in SIZES:
+        x = np.random.default_rng(comm.rank).standard_normal(size // 4).astype(np.float32)
+        t, recv = Tensor(x), np.empty_like(x)
+        inplace = Tensor(x.copy())
+        fns = {"microspore AllReduce": lambda t=t: AllReduce(t),
+               "microspore all_reduce (in place)": lambda t=inplace: all_reduce(t),
+               "mpi4py Allreduce": lambda x=x, recv=recv: comm.Allreduce(x, recv)}
+        if torch is not None:
+            tt = torch.from_numpy(x.copy())
+            fns["torch gloo all_reduce"] = lambda tt=tt: dist.all_reduce(tt)
+        want = comm.allreduce(x, op=MPI.SUM) if size <= (1 << 22) else None
+        if want is not None:
+            np.testing.assert_allclose(AllReduce(t).asnumpy(), want, rtol=1e-5, atol=1e-5)
+        reps = max(1, int(0.02 / max(_timed(comm, fns["mpi4py Allreduce"], 3), 1e-6)))
+        reps = comm.bcast(reps)
+        samples = {k: [] for k in fns}
+        for _ in range(1 + rounds):  # the first round warms up
+            for k, fn in fns.items():
+                samples[k].append(_timed(comm, fn, reps))
+        results[size] = {k: v[1:] for k, v in samples.items()}
+    if comm.rank == 0:
+        with open(out, "w") as f:
+            json.dump({"results": results, "reps": reps}, f)
+
+
+def _mlp_step(batch):
+    import microspore as ms
+    import microspore.nn as nn
+
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(784, 512), nn.ReLU(), nn.Dense(512, 512), nn.ReLU(),
+                            nn.Dense(512, 10))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    rng = np.random.default_rng(ms.communication.get_rank())
+    x = ms.Tensor(rng.standard_normal((batch, 784)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 10, batch).astype(np.int32))
+    return step, x, y
+
+
+def worker_dp(out, steps, global_batch=64):
+    import microspore as ms
+    from microspore.communication import get_group_size, get_rank, init
+    from ms_parallel.grad_reducer import DistributedGradReducer
+
+    init()
+    n = get_group_size()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True)
+    step, x, y = _mlp_step(global_batch // n)
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    reducers = {"bucketed": step.grad_reducer,
+                "per tensor": DistributedGradReducer(step.weights, mean=True, bucket_mb=0)}
+    spent = {"t": 0.0}
+
+    class Timed(ms.nn.Cell):
+        """A reducer that adds the seconds it takes to ``spent``."""
+
+        def __init__(self, reducer):
+            super().__init__()
+            self.reducer = reducer
+
+        def construct(self, grads):
+            t0 = time.perf_counter()
+            out = self.reducer(grads)
+            spent["t"] += time.perf_counter() - t0
+            return out
+
+    timed = {name: Timed(r) for name, r in reducers.items()}
+
+    result = {}
+    for _ in range(3):
+        step(x, y)  # warm-up
+    for name in (["bucketed", "per tensor"] if n > 1 else ["bucketed"]):
+        result[name] = {"step": [], "comm": []}
+    for _ in range(steps):
+        for name in result:  # interleaved: one step of each, in turn
+            step.grad_reducer = timed[name]
+            spent["t"] = 0.0
+            comm.Barrier()
+            t0 = time.perf_counter()
+            step(x, y)
+            total = time.perf_counter() - t0
+            result[name]["step"].append(_slowest(comm, total))
+            result[name]["comm"].append(comm.allreduce(spent["t"], op=MPI.MAX))
+    if get_rank() == 0:
+        with open(out, "w") as f:
+            json.dump(result, f)
+
+
+# -- driver ----------------------------------------------------------------------------
+def _size(b):
+    return f"{b >> 20} MB" if b >= 1 << 20 else f"{b >> 10} KB"
+
+
+def report_allreduce(rounds):
+    data = _launch(2, "allreduce", rounds)["results"]
+    impls = list(next(iter(data.values())))
+    print("\n### AllReduce (sum, float32, 2 ranks on this machine)\n")
+    print("Last column: the operator AllReduce (a new tensor per call) over mpi4py.\n")
+    print("| size | " + " | ".join(f"{k}: µs (GB/s)" for k in impls) +
+          " | microspore / mpi4py |")
+    print("|---|" + "---|" * (len(impls) + 1))
+    worst = 0.0
+    for size, per in data.items():
+        med = {k: median_iqr(v)[0] for k, v in per.items()}
+        cells = [f"{num(med[k] * 1e6)} ({num(int(size) / med[k] / 1e9)})" for k in impls]
+        ratio = med["microspore AllReduce"] / med["mpi4py Allreduce"]
+        ratio_in = med["microspore all_reduce (in place)"] / med["mpi4py Allreduce"]
+        worst = max(worst, ratio_in) if int(size) >= (1 << 18) else worst
+        print(f"| {_size(int(size))} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    return worst
+
+
+def report_dp(rounds, steps):
+    one = []
+    comm = {"bucketed": [], "per tensor": []}
+    step2 = {"bucketed": [], "per tensor": []}
+    for _ in range(rounds):
+        one += _launch(1, "dp", steps)["bucketed"]["step"]
+        r = _launch(2, "dp", steps)
+        for name in comm:
+            step2[name] += r[name]["step"]
+            comm[name] += r[name]["comm"]
+    s1 = median_iqr(one)[0]
+    print("\n### Data-parallel MLP (global batch 64, Momentum, PyNative)\n")
+    print("| run | ms/step | steps/s | reducer ms/step | reducer share |")
+    print("|---|---|---|---|---|")
+    print(f"| 1 rank | {num(s1 * 1e3)} | {num(1 / s1)} | - | - |")
+    for name in comm:
+        s, c = median_iqr(step2[name])[0], median_iqr(comm[name])[0]
+        print(f"| 2 ranks, {name} | {num(s * 1e3)} | {num(1 / s)} | {num(c * 1e3)} | "
+              f"{c / s:.0%} |")
+    return median_iqr(comm["bucketed"])[0] / median_iqr(comm["per tensor"])[0]
+
+
+def main(argv=None) -> int:
+    p = arg_parser(__doc__, CASES)
+    args, rest = p.parse_known_args(argv)
+    if args.worker:
+        kind, *extra = rest
+        (worker_allreduce if kind == "allreduce" else worker_dp)(args.worker,
+                                                                 *map(int, extra))
+        return 0
+    cases = args.case or CASES
+    before = os.getloadavg()[0]
+    print(machine())
+    print(f"mpiexec from MPICH's wheel; 2 ranks share the machine's cores. "
+          f"{'QUICK RUN. ' if args.quick else ''}")
+    goals = []
+    if "allreduce" in cases:
+        worst = report_allreduce(3 if args.quick else 15)
+        goals.append(f"in-place all_reduce within 10% of raw mpi4py from 256 KB up: worst ratio "
+                     f"{worst:.2f} ({'met' if worst <= 1.10 else 'NOT met'})")
+    if "dp" in cases:
+        ratio = report_dp(1 if args.quick else 3, 10 if args.quick else 40)
+        goals.append(f"bucketed at least as fast as per tensor: reducer time ratio "
+                     f"{ratio:.2f} ({'met' if ratio <= 1.0 else 'NOT met'})")
+    print()
+    for g in goals:
+        print(f"- goal check: {g}")
+    print(f"- {load_line(before)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
