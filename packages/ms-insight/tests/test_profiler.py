@@ -43,6 +43,9 @@ def test_profile_of_lenet_counts_every_kernel_in_both_modes(tmp_path, mode, lene
     steps = [e for e in trace if e.get("cat") == "step"]
     assert len(kernels) == 36 and len(steps) == 3
     assert all(e["ph"] == "X" and e["dur"] >= 0 and e["ts"] >= 0 for e in kernels + steps)
+    assert {e["tid"] for e in kernels} == {1} and {e["tid"] for e in steps} == {0}
+    names = {e["tid"]: e["args"]["name"] for e in trace if e["name"] == "thread_name"}
+    assert names == {0: "steps", 1: "main"}
     # every kernel of step 2 lies inside step 2's span
     second = steps[1]
     inside = [e for e in kernels if second["ts"] <= e["ts"] <= second["ts"] + second["dur"]]
@@ -77,6 +80,19 @@ def test_one_profiler_at_a_time_and_stop_is_idempotent(tmp_path):
     Tensor(np.ones(2)) * 2.0
     assert [s.op for s in second.analyse().stats] == ["Mul"]
     assert first.analyse().stats == []
+
+
+def test_kernels_of_other_threads_get_their_own_track(tmp_path):
+    import threading
+
+    with Profiler(output_path=tmp_path) as profiler:
+        worker = threading.Thread(target=lambda: Tensor(np.ones(2)) - Tensor(np.ones(2)))
+        worker.start()
+        worker.join()
+        Tensor(np.ones(2)) + Tensor(np.ones(2))
+    trace = profiler.analyse().chrome_trace()["traceEvents"]
+    tid = {e["name"]: e["tid"] for e in trace if e.get("cat") == "kernel"}
+    assert tid == {"Sub": 2, "Add": 1}
 
 
 def test_kernel_errors_pass_through_the_profiler(tmp_path):

@@ -62,17 +62,26 @@ class Report:
         """The Trace Event Format (``chrome://tracing``, https://ui.perfetto.dev): one
         complete ("X") event per kernel call and per marked step, in microseconds."""
         pid = os.getpid()
-        main = threading.main_thread().ident
+        # Integer thread ids, as Perfetto's JSON importer wants: 0 the marked steps, 1 the
+        # main thread, then other threads in order of their first kernel.
+        tids = {threading.main_thread().ident: 1}
+        for _, _, _, ident in self.events:
+            tids.setdefault(ident, len(tids) + 1)
         events = [{"name": "process_name", "ph": "M", "pid": pid,
-                   "args": {"name": "microspore"}}]
+                   "args": {"name": "microspore"}},
+                  {"name": "thread_name", "ph": "M", "pid": pid, "tid": 0,
+                   "args": {"name": "steps"}}]
+        events += [{"name": "thread_name", "ph": "M", "pid": pid, "tid": t,
+                    "args": {"name": "main" if t == 1 else f"thread {t}"}}
+                   for t in tids.values()]
         for k, (start, end) in enumerate(self.steps):
             events.append({"name": f"step {k + 1}", "cat": "step", "ph": "X", "pid": pid,
-                           "tid": "steps", "ts": (start - self._t0) / 1e3,
+                           "tid": 0, "ts": (start - self._t0) / 1e3,
                            "dur": (end - start) / 1e3})
-        for op, start, dur, tid in self.events:
+        for op, start, dur, ident in self.events:
             events.append({"name": op, "cat": "kernel", "ph": "X", "pid": pid,
-                           "tid": "main" if tid == main else tid,
-                           "ts": (start - self._t0) / 1e3, "dur": dur / 1e3})
+                           "tid": tids[ident], "ts": (start - self._t0) / 1e3,
+                           "dur": dur / 1e3})
         return {"traceEvents": events, "displayTimeUnit": "ms"}
 
     def write(self, directory) -> None:
