@@ -58,10 +58,12 @@ static int32_t ms_ceil_div_s(int32_t a, int32_t b)  /* b > 0 */
 }
 
 /* arm_convolve_s8's arithmetic, NCHW: y = clamp(requant(bias + sum (x + in_off) * w)
-   + out_off) per output channel; each output pixel's valid taps are found once, so the
-   inner loop is a plain multiply-accumulate */
+   + out_off) per output channel. Each output pixel's valid taps are found once; a window
+   with no padding starts from kbias = bias + in_off * sum(w) (CMSIS-NN's kernel sum, when
+   given) so its inner loop is a plain multiply-accumulate. */
 static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
-                      const int32_t *mult, const int32_t *shift, int8_t *y,
+                      const int32_t *kbias, const int32_t *mult, const int32_t *shift,
+                      int8_t *y,
                       int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                       int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
@@ -81,15 +83,22 @@ static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
                     const int32_t q0 = x0 < 0 ? ms_ceil_div_s(-x0, dw) : 0;
                     int32_t q1 = ms_ceil_div_s(wd - x0, dw);
                     if (q1 > kw) q1 = kw;
-                    int32_t acc = bias ? bias[o] : 0;
+                    const int32_t off = (kbias && p0 == 0 && p1 == kh && q0 == 0 &&
+                                         q1 == kw) ? 0 : in_off;
+                    int32_t acc = off == in_off ? (bias ? bias[o] : 0) : kbias[o];
                     for (int32_t ci = 0; ci < c; ++ci) {
                         const int8_t *xc = x + ((size_t)b * c + ci) * h * wd;
                         const int8_t *wc = wo + (size_t)ci * kh * kw;
                         for (int32_t p = p0; p < p1; ++p) {
                             const int8_t *xr = xc + (size_t)(y0 + p * dh) * wd;
                             const int8_t *wr = wc + p * kw;
-                            for (int32_t q = q0; q < q1; ++q)
-                                acc += ((int32_t)xr[x0 + q * dw] + in_off) * wr[q];
+                            if (off == 0) {
+                                for (int32_t q = q0; q < q1; ++q)
+                                    acc += (int32_t)xr[x0 + q * dw] * wr[q];
+                            } else {
+                                for (int32_t q = q0; q < q1; ++q)
+                                    acc += ((int32_t)xr[x0 + q * dw] + off) * wr[q];
+                            }
                         }
                     }
                     yo[i * ow + j] = ms_clamp_s8(
@@ -110,11 +119,25 @@ def _quant_fields(ctx) -> dict:
             "act_min": int(a.get("act_min", -128)), "act_max": int(a.get("act_max", 127))}
 
 
+def _kernel_sum_bias(ctx, in_off: int) -> str:
+    """``bias + in_off * sum(w)`` per output channel as a const array (CMSIS-NN's kernel
+    sum), or ``0`` when the weights are not constant or it would not fit in int32."""
+    w, b = ctx.const(1), ctx.const(2)
+    if w is None or in_off == 0:
+        return "0"
+    b = np.zeros(w.shape[0], np.int64) if b is None else b.astype(np.int64)
+    folded = b + in_off * w.reshape(w.shape[0], -1).astype(np.int64).sum(axis=1)
+    if np.abs(folded).max(initial=0) >= 2 ** 31:
+        return "0"
+    return ctx.add_const("kernel_sum_bias", folded.astype(np.int32))
+
+
 def _conv_params(ctx):
     g = conv_geometry(ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.attrs)
     if g["G"] != 1:
         raise ValueError(f"QuantConv2D (node {ctx.node.name!r}): only group=1 is quantized")
-    return {**g, **_quant_fields(ctx)}
+    q = _quant_fields(ctx)
+    return {**g, **q, "KBIAS": _kernel_sum_bias(ctx, q["in_off"])}
 
 
 _FC = r"""
@@ -146,15 +169,11 @@ def _fc_params(ctx):
     k = ctx.inputs[1].shape[1]
     fields = {"ROWS": ctx.numel(0, "inputs") // k, "K": k, "M": ctx.inputs[1].shape[0],
               "BIAS": ctx.ptr(2), **_quant_fields(ctx)}
-    w, b = ctx.const(1), ctx.const(2)
-    if w is not None and fields["in_off"]:
-        # CMSIS-NN's kernel sum: sum((x + off) * w) + b = sum(x * w) + (b + off * sum(w)),
-        # the same integers with one addition fewer per multiply (weights are constant).
-        b = np.zeros(w.shape[0], np.int64) if b is None else b.astype(np.int64)
-        folded = b + fields["in_off"] * w.astype(np.int64).sum(axis=1)
-        if np.abs(folded).max(initial=0) < 2 ** 31:
-            fields["BIAS"] = ctx.add_const("kernel_sum_bias", folded.astype(np.int32))
-            fields["in_off"] = 0
+    # sum((x + off) * w) + b = sum(x * w) + (b + off * sum(w)): the same integers with
+    # one addition fewer per multiply-accumulate
+    folded = _kernel_sum_bias(ctx, fields["in_off"])
+    if folded != "0":
+        fields["BIAS"], fields["in_off"] = folded, 0
     return fields
 
 
@@ -237,7 +256,8 @@ _CAST_T = CTemplate(_CAST, "${FN}(${in0}, ${out}, ${n}, ${SCALE}, ${ZP});", para
 TEMPLATES = {
     ("QuantConv2D", "int8"): CTemplate(
         (_REQUANT, _CONV),
-        "conv2d_s8(${in0}, ${in1}, ${in2}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, ${W}, "
+        "conv2d_s8(${in0}, ${in1}, ${in2}, ${KBIAS}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, "
+        "${W}, "
         "${OC}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, "
         + _QUANT_ARGS + ");", params=_conv_params),
     ("QuantFullConnection", "int8"): CTemplate(
