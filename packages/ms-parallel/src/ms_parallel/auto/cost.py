@@ -51,6 +51,7 @@ class CostModel:
             if strat is not None:
                 strat = tuple(_cuts_of(s) for s in strat)
                 self.pinned[j] = from_strategy(node.spec, strat, self.n, node.name)
+        self.memory_weight = 0.0  # seconds per byte, set by the planner when memory is short
         self._lay: dict = {}
         self._unary: dict = {}
         self._cands: list | None = None
@@ -74,7 +75,7 @@ class CostModel:
 
     def unary_of(self, j, cuts) -> float:
         c = self.costs(j, cuts)
-        return c[0] + c[1]
+        return c[0] + c[1] + self.memory_weight * c[2]
 
     def edge_of(self, src, out, dst, inp, cuts_src, cuts_dst) -> float:
         a = self.layouts(src, cuts_src)[1][out]
@@ -148,12 +149,13 @@ class CostModel:
             self._cands = out
         return self._cands
 
-    def unary(self, j) -> np.ndarray:
-        return np.array([self.unary_of(j, c) for c in self.candidates()[j]])
+    def unary(self, j, cands=None) -> np.ndarray:
+        cands = self.candidates() if cands is None else cands
+        return np.array([self.unary_of(j, c) for c in cands[j]])
 
-    def edge(self, src: int, out: int, dst: int, inp: int) -> np.ndarray:
+    def edge(self, src: int, out: int, dst: int, inp: int, cands=None) -> np.ndarray:
         """``[producer candidate, consumer candidate]`` seconds of the redistribution."""
-        cands = self.candidates()
+        cands = self.candidates() if cands is None else cands
         node = self.graph.nodes[src]
         shape = node.spec.out_shapes[out]
         ua, ia = _unique([self.layouts(src, c)[1][out] for c in cands[src]])
@@ -161,26 +163,28 @@ class CostModel:
         small = np.array([[2 * self._redist(x, y, shape, node.itemsize) for y in ub] for x in ua])
         return small[np.ix_(ia, ib)]
 
-    def pair_costs(self) -> dict:
+    def pair_costs(self, cands=None) -> dict:
         """``(j, k) -> matrix`` with j < k: all edges between two nodes summed."""
         out: dict = {}
         for src, o, dst, i in self.graph.edges():
-            m = self.edge(src, o, dst, i)
+            m = self.edge(src, o, dst, i, cands)
             key = (src, dst) if src < dst else (dst, src)
             m = m if src < dst else m.T
             out[key] = out[key] + m if key in out else m
         return out
 
     def evaluate(self, cuts: list[tuple]) -> dict:
-        """Seconds (compute, communication, total) and per-device bytes of a whole plan."""
+        """Seconds (compute, communication, total) and per-device bytes of a whole plan;
+        ``objective`` is what the searches minimize (total, plus memory when priced)."""
         compute = comm = memory = 0.0
         for j, c in enumerate(cuts):
             a, b, m = self.costs(j, c)
             compute, comm, memory = compute + a, comm + b, memory + m
         for src, o, dst, i in self.graph.edges():
             comm += self.edge_of(src, o, dst, i, cuts[src], cuts[dst])
+        penalty = self.memory_weight * memory
         return {"compute": compute, "communication": comm, "total": compute + comm,
-                "memory": memory}
+                "memory": memory, "objective": compute + comm + penalty}
 
 
 def _cuts_of(s):

@@ -24,16 +24,17 @@ __all__ = ["dynamic_programming", "brute_force"]
 _MAX_FACTOR = 50_000_000
 
 
-def _factors(model: CostModel):
-    cands = model.candidates()
-    factors = [((j,), model.unary(j)) for j in range(len(cands))]
-    factors += [((a, b), m) for (a, b), m in model.pair_costs().items()]
-    return cands, factors
+def _factors(model: CostModel, cands):
+    factors = [((j,), model.unary(j, cands)) for j in range(len(cands))]
+    factors += [((a, b), m) for (a, b), m in model.pair_costs(cands).items()]
+    return factors
 
 
-def dynamic_programming(model: CostModel) -> list[tuple]:
-    """The strategy per node that minimizes the cost model's total step time."""
-    cands, factors = _factors(model)
+def dynamic_programming(model: CostModel, cands=None) -> list[tuple]:
+    """The strategy per node that minimizes the cost model's total step time (over
+    ``cands``, one list of strategies per node; all valid ones by default)."""
+    cands = model.candidates() if cands is None else cands
+    factors = _factors(model, cands)
     sizes = [len(c) for c in cands]
     remaining = set(range(len(cands)))
     trail = []
@@ -93,7 +94,7 @@ def brute_force(model: CostModel, limit: int = 2_000_000) -> list[tuple]:
                          f"exceed {limit:,}")
     best, best_cost = None, math.inf
     for combo in itertools.product(*cands):
-        cost = model.evaluate(list(combo))["total"]
+        cost = model.evaluate(list(combo))["objective"]
         if cost < best_cost - 1e-15:
             best, best_cost = list(combo), cost
     return best

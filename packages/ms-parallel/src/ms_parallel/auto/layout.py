@@ -31,12 +31,13 @@ class TensorLayout:
     ((2, 1), (4, 6), (1, 0))
     """
 
-    __slots__ = ("dev_matrix", "tensor_map", "partial")
+    __slots__ = ("dev_matrix", "tensor_map", "partial", "_key")
 
     def __init__(self, dev_matrix, tensor_map, partial=()):
         self.dev_matrix = tuple(int(d) for d in dev_matrix)
         self.tensor_map = tuple(tuple(int(a) for a in axes) for axes in tensor_map)
         self.partial = frozenset(int(a) for a in partial)
+        self._key = None
         if any(d < 1 for d in self.dev_matrix):
             raise ValueError(f"TensorLayout: device matrix sizes must be positive, got "
                              f"{self.dev_matrix}")
@@ -86,6 +87,8 @@ class TensorLayout:
 
     def normalized(self) -> TensorLayout:
         """The same layout without axes of size 1."""
+        if 1 not in self.dev_matrix:
+            return self
         keep = [i for i, d in enumerate(self.dev_matrix) if d > 1]
         new = {a: i for i, a in enumerate(keep)}
         return TensorLayout([self.dev_matrix[a] for a in keep],
@@ -103,8 +106,10 @@ class TensorLayout:
                             [f for a in self.partial for f in groups[a]])
 
     def key(self):
-        n = self.normalized()
-        return n.dev_matrix, n.tensor_map, n.partial
+        if self._key is None:
+            n = self.normalized()
+            self._key = (n.dev_matrix, n.tensor_map, n.partial)
+        return self._key
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TensorLayout) and self.key() == other.key()

@@ -4,8 +4,11 @@ As MindSpore's recursive search, each operator's strategy is built by cutting th
 count one prime factor at a time: every step cuts the one dimension (letter) that makes the
 operator's own cost plus its redistribution with already-decided neighbours smallest. This
 costs ``O(operators x log(devices) x dimensions)`` cost evaluations instead of enumerating
-every strategy. A first pass decides operators in graph order; further passes re-decide each
-operator with all its neighbours known, until nothing changes (at most ``sweeps`` passes).
+every strategy (a beam keeps the three cheapest partial cuts at each step). A first pass
+decides operators in graph order; then, for at most ``rounds`` rounds, a pass re-decides each
+operator with all its neighbours known, and the handful of strategies the cuts produced for
+each operator (plus all devices on one dimension) are combined by an exact dynamic program
+over those small domains, which repairs choices that only pay off together.
 """
 
 from __future__ import annotations
@@ -13,6 +16,9 @@ from __future__ import annotations
 import math
 
 from ms_parallel.auto.cost import CostModel
+from ms_parallel.auto.dp import dynamic_programming
+from ms_parallel.auto.layout import TensorLayout
+from ms_parallel.auto.strategy import candidates
 
 __all__ = ["recursive_programming", "prime_factors"]
 
@@ -37,36 +43,56 @@ def _neighbours(model: CostModel):
 
 
 def _local(model, j, cuts, decided, edges) -> float:
+    """The op's own cost, its redistributions with decided neighbours, and (for undecided
+    consumers) the least a partial output costs to reduce: a consumer never takes partials."""
     cost = model.unary_of(j, cuts)
     for src, o, dst, i in edges:
         other = src if dst == j else dst
         if other in decided and other != j:
             a, b = (cuts, decided[other]) if src == j else (decided[other], cuts)
             cost += model.edge_of(src, o, dst, i, a, b)
+        elif src == j:
+            out = model.layouts(j, cuts)[1][o]
+            if out.partial:
+                node = model.graph.nodes[j]
+                cost += 2 * model._redist(out, TensorLayout(out.dev_matrix, out.tensor_map),
+                                          node.spec.out_shapes[o], node.itemsize)
     return cost
 
 
-def _halve(model, j, cuts, decided, edges, sizes, primes):
-    """Cut the remaining prime factors one by one, each into the cheapest letter."""
+def _halve(model, j, cuts, decided, edges, sizes, primes, beam=3):
+    """Cut the remaining prime factors one by one, each into the cheapest letters, keeping
+    the ``beam`` cheapest partial strategies at every step; returns the finished ones. An op
+    that cannot use every device (or with ``fully_use_devices`` off) may stop cutting."""
     free = model.graph.nodes[j].spec.free
-    cuts = list(cuts)
+    front = [tuple(cuts)]
+    may_stop = not model.fully_use_devices or not _uses_all(model, j)
     for p in primes:
-        best = None
-        for li, c in enumerate(free):
-            trial = list(cuts)
-            trial[li] *= p
-            if any(n % trial[li] for n in sizes[c]):
-                continue
-            t = tuple(trial)
-            if not model.fits(j, t) and model.fits(j, tuple(cuts)):
-                continue
-            cost = _local(model, j, t, decided, edges)
-            if best is None or cost < best[0] - 1e-15:
-                best = (cost, t)
-        if best is None:
+        trials = {}
+        for base in front:
+            if may_stop:
+                trials[base] = _local(model, j, base, decided, edges)
+            for li, c in enumerate(free):
+                trial = list(base)
+                trial[li] *= p
+                t = tuple(trial)
+                if t in trials or any(n % trial[li] for n in sizes[c]):
+                    continue
+                if not model.fits(j, t) and model.fits(j, base):
+                    continue
+                trials[t] = _local(model, j, t, decided, edges)
+        if not trials:
             break
-        cuts = list(best[1])
-    return tuple(cuts)
+        front = sorted(trials, key=trials.get)[:beam]
+    return front
+
+
+def _uses_all(model, j) -> bool:
+    hit = model.__dict__.setdefault("_rec_full", {})
+    if j not in hit:
+        spec = model.graph.nodes[j].spec
+        hit[j] = any(math.prod(c) == model.n for c in candidates(spec, model.n, True))
+    return hit[j]
 
 
 def _seed(model, j, edge, decided, sizes):
@@ -85,8 +111,9 @@ def _seed(model, j, edge, decided, sizes):
     return cuts if model.n % math.prod(cuts) == 0 else None
 
 
-def _decide(model, j, decided, edges, sizes, primes):
-    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts."""
+def _decide(model, j, decided, edges, sizes, pool):
+    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts
+    (every result also goes to ``pool``, the final pass's candidates)."""
     starts = [tuple(1 for _ in model.graph.nodes[j].spec.free)]
     for e in edges:
         other = e[2] if e[0] == j else e[0]
@@ -96,42 +123,70 @@ def _decide(model, j, decided, edges, sizes, primes):
                 starts.append(seed)
     best = None
     for start in starts:
-        cuts = _halve(model, j, start, decided, edges, sizes,
-                      prime_factors(model.n // math.prod(start)))
-        cost = _local(model, j, cuts, decided, edges)
-        if best is None or cost < best[0] - 1e-15:
-            best = (cost, cuts)
+        for cuts in _halve(model, j, start, decided, edges, sizes,
+                           prime_factors(model.n // math.prod(start))):
+            pool.add(cuts)
+            cost = _local(model, j, cuts, decided, edges)
+            if best is None or cost < best[0] - 1e-15:
+                best = (cost, cuts)
+    # Candidates for the final dynamic program: the best cuts for each neighbour alone, which
+    # a joint change of several operators may need.
+    for e in edges:
+        other = e[2] if e[0] == j else e[0]
+        if other in decided and other != j:
+            pool.update(_halve(model, j, starts[0], {other: decided[other]}, [e], sizes,
+                               prime_factors(model.n), beam=2))
     return best[1]
 
 
-def recursive_programming(model: CostModel, sweeps: int = 4) -> list[tuple]:
+def _extremes(model, j, sizes):
+    """All devices on one letter (pure data or pure model parallel), where that divides."""
+    free = model.graph.nodes[j].spec.free
+    for li, c in enumerate(free):
+        if all(n % model.n == 0 for n in sizes[c]):
+            yield tuple(model.n if k == li else 1 for k in range(len(free)))
+
+
+def recursive_programming(model: CostModel, rounds: int = 3) -> list[tuple]:
     """A strategy per node, found by recursive cuts (see module doc)."""
     nodes = model.graph.nodes
     neighbours = _neighbours(model)
-    primes = prime_factors(model.n)
     sizes = [node.spec.sizes() for node in nodes]
+    pools = [set() for _ in nodes]
     decided: dict[int, tuple] = dict(model.pinned)
     for j in range(len(nodes)):
         if j not in decided:
-            decided[j] = _decide(model, j, decided, neighbours[j], sizes[j], primes)
-    for _ in range(sweeps):
-        changed = False
+            decided[j] = _decide(model, j, decided, neighbours[j], sizes[j], pools[j])
+    best = None
+    for _ in range(rounds):
         for j in reversed(range(len(nodes))):
+            if j not in model.pinned:
+                old = decided.pop(j)
+                new = _decide(model, j, decided, neighbours[j], sizes[j], pools[j])
+                better = _local(model, j, new, decided, neighbours[j]) < \
+                    _local(model, j, old, decided, neighbours[j]) - 1e-15
+                decided[j] = new if better else old
+        # The few strategies the cuts produced per operator, and the extremes, are then
+        # combined exactly: a dynamic program over small domains. Its answer seeds the
+        # next round's cuts.
+        cands = []
+        for j in range(len(nodes)):
             if j in model.pinned:
+                cands.append([model.pinned[j]])
                 continue
-            old = decided.pop(j)
-            new = _decide(model, j, decided, neighbours[j], sizes[j], primes)
-            if _local(model, j, new, decided, neighbours[j]) < \
-                    _local(model, j, old, decided, neighbours[j]) - 1e-15:
-                decided[j], changed = new, True
-            else:
-                decided[j] = old
-        if not changed:
+            pool = pools[j] | set(_extremes(model, j, sizes[j])) | {decided[j]}
+            cands.append(sorted(c for c in pool if model.fits(j, c)) or [decided[j]])
+        cuts = dynamic_programming(model, cands)
+        cost = model.evaluate(cuts)["objective"]
+        if best is not None and cost >= best[0] - 1e-15:
             break
-    for j, cuts in decided.items():
-        if not model.fits(j, cuts):
+        best = (cost, cuts)
+        decided = dict(enumerate(cuts))
+    cuts = best[1]
+    for j, c in enumerate(cuts):
+        if not model.fits(j, c):
             node = nodes[j]
             raise MemoryError(f"parallel planning: {node.name} ({node.spec.op}) does not fit in "
                               f"{model.topo.memory / 2**30:.3f} GiB per device under the "
-                              f"recursive search's strategy {cuts}")
-    return [decided[j] for j in range(len(nodes))]
+                              f"recursive search's strategy {c}")
+    return cuts

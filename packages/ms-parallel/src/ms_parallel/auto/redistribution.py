@@ -9,7 +9,8 @@ tensor map plus the partial axes; the steps move one device axis at a time:
 - ``AlltoAll(a, d, d2)``: move the cut of axis ``a`` from dimension ``d`` to ``d2``,
 - ``Split(a, d)``: keep slice ``coord_a`` of dimension ``d`` (local, no communication).
 
-Dijkstra's algorithm over these states, with each step priced by the topology, returns a
+A* search (Dijkstra's algorithm with an admissible latency bound) over these states, with
+each step priced by the topology, returns a
 sequence whose cost is minimal among all sequences of these steps that cut an axis into a
 dimension only where the target has it next (other cuts would have to be gathered again).
 Layouts whose device matrices have no common refinement ((2, 3) and (3, 2)) go through the
@@ -22,7 +23,6 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ms_parallel.auto.layout import TensorLayout, common_refinement
 from ms_parallel.auto.topology import Topology
@@ -30,6 +30,9 @@ from ms_parallel.auto.topology import Topology
 __all__ = ["Step", "Redistribution", "plan_redistribution"]
 
 _MAX_STATES = 50_000
+_MAX_KNOWN = 200_000
+# Plans already made: the searches ask for the same pairs of layouts again and again.
+_known: dict = {}
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,8 @@ class Redistribution:
 
 def _moves(state, goal, dev, shape):
     """Steps from ``state``; an axis is only ever cut into a dimension where ``goal`` has it
-    next (so the dimension's cuts stay a prefix of the goal's), which bounds the search."""
+    next (so the dimension's cuts stay a prefix of the goal's), and a cut already where the
+    goal has it (with all cuts outside it) is never gathered: this bounds the search."""
     tmap, partial = state
     used = {a for axes in tmap for a in axes} | partial
     shards = [math.prod(dev[a] for a in axes) for axes in tmap]
@@ -81,7 +85,7 @@ def _moves(state, goal, dev, shape):
             if fits(d, a):
                 yield Step("ReduceScatter", a, d), (_push(tmap, d, a), rest)
     for d, axes in enumerate(tmap):
-        if axes:
+        if axes and gmap[d][:len(axes)] != axes:
             a = axes[-1]
             popped = _pop(tmap, d)
             yield Step("AllGather", a, d), (popped, partial)
@@ -103,11 +107,10 @@ def _pop(tmap, d):
     return tmap[:d] + (tmap[d][:-1],) + tmap[d + 1:]
 
 
-def step_cost(step: Step, state, dev, shape, itemsize, topo: Topology) -> float:
-    """Seconds for ``step`` taken from ``state`` (sizes are per rank)."""
-    tmap, _ = state
-    local = math.prod(shape) * itemsize / math.prod(
-        math.prod(dev[a] for a in axes) for axes in tmap)
+def step_cost(step: Step, state, dev, shape, itemsize, topo: Topology, local=None) -> float:
+    """Seconds for ``step`` taken from ``state`` (``local``: bytes per rank there)."""
+    if local is None:
+        local = _local_bytes(state, dev, shape, itemsize)
     p = dev[step.axis]
     stride = math.prod(dev[step.axis + 1:])
     if step.kind == "Split":
@@ -117,22 +120,47 @@ def step_cost(step: Step, state, dev, shape, itemsize, topo: Topology) -> float:
     return topo.collective(step.kind, p, local, stride)
 
 
+def _local_bytes(state, dev, shape, itemsize) -> float:
+    cut = 1
+    for axes in state[0]:
+        for a in axes:
+            cut *= dev[a]
+    return math.prod(shape) * itemsize / cut
+
+
+def _lower_bound(state, goal, dev, latency) -> float:
+    """Latency of the collectives still unavoidable: each cut outside its goal place must be
+    gathered (or moved) once and each partial axis reduced once (A*'s admissible estimate)."""
+    tmap, partial = state
+    gmap = goal[0]
+    h = sum((dev[a] - 1) * latency for a in partial)
+    for axes, want in zip(tmap, gmap):
+        k = 0
+        while k < len(axes) and k < len(want) and axes[k] == want[k]:
+            k += 1
+        h += sum((dev[a] - 1) * latency for a in axes[k:])
+    return h
+
+
 def _search(start, goal, dev, shape, itemsize, topo):
+    latency = min(topo.intra_latency, topo.inter_latency)
     counter = 0
-    frontier = [(0.0, 0, counter, start, ())]
+    frontier = [(_lower_bound(start, goal, dev, latency), 0, counter, start, 0.0, ())]
     best = {start: 0.0}
     while frontier:
-        cost, n, _, state, path = heapq.heappop(frontier)
+        _, n, _, state, cost, path = heapq.heappop(frontier)
         if state == goal:
             return path, cost
         if cost > best.get(state, math.inf) or len(best) > _MAX_STATES:
             continue
+        local = _local_bytes(state, dev, shape, itemsize)
         for step, nxt in _moves(state, goal, dev, shape):
-            c = cost + step_cost(step, state, dev, shape, itemsize, topo)
+            c = cost + step_cost(step, state, dev, shape, itemsize, topo, local)
             if c < best.get(nxt, math.inf) - 1e-18:
                 best[nxt] = c
                 counter += 1
-                heapq.heappush(frontier, (c, n + 1, counter, nxt, path + (step,)))
+                f = c + _lower_bound(nxt, goal, dev, latency)
+                heapq.heappush(frontier, (f, n + 1, counter, nxt, c, path + (step,)))
     raise RuntimeError(f"redistribution: no sequence found from {start} to {goal} on device "
                        f"matrix {dev} for shape {shape}")
 
@@ -147,6 +175,10 @@ def plan_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: i
     ['AlltoAll']
     """
     shape = tuple(int(n) for n in shape)
+    topo = topology or Topology(device_num=src.device_num)
+    hit = _known.get((src, dst, shape, itemsize, topo))
+    if hit is not None:
+        return hit
     if src.device_num != dst.device_num:
         raise ValueError(f"redistribution: layouts on {src.device_num} and {dst.device_num} "
                          f"devices ({src} -> {dst})")
@@ -154,11 +186,13 @@ def plan_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: i
         raise ValueError(f"redistribution: the target layout {dst} cannot be partial")
     src.slice_shape(shape)
     dst.slice_shape(shape)
-    topo = topology or Topology(device_num=src.device_num)
-    return _plan(src.normalized(), dst.normalized(), shape, itemsize, topo)
+    if len(_known) >= _MAX_KNOWN:
+        _known.clear()
+    plan = _known[(src, dst, shape, itemsize, topo)] = _plan(src.normalized(), dst.normalized(),
+                                                             shape, itemsize, topo)
+    return plan
 
 
-@lru_cache(maxsize=65536)
 def _plan(src, dst, shape, itemsize, topo) -> Redistribution:
     dev = common_refinement(src.dev_matrix, dst.dev_matrix)
     if dev is not None:

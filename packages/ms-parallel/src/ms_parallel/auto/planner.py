@@ -1,0 +1,106 @@
+"""``plan``: search the strategies of a graph on a described cluster, and report them.
+
+The planner runs the chosen search under the cost model. If the plan found does not fit in a
+device's memory, memory is priced into the search (a Lagrange weight, raised until the plan
+fits or no weight helps), and a plan that cannot fit raises ``MemoryError``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ms_parallel.auto.ckpt import load_strategy, save_strategy
+from ms_parallel.auto.cost import CostModel
+from ms_parallel.auto.dp import brute_force, dynamic_programming
+from ms_parallel.auto.graph import OpGraph
+from ms_parallel.auto.propagation import sharding_propagation
+from ms_parallel.auto.rec import recursive_programming
+from ms_parallel.auto.strategy import to_strategy
+from ms_parallel.auto.topology import Topology
+
+__all__ = ["Plan", "plan", "SEARCH_MODES"]
+
+SEARCH_MODES = {
+    "dynamic_programming": dynamic_programming,
+    "recursive_programming": recursive_programming,
+    "sharding_propagation": sharding_propagation,
+    "brute_force": brute_force,
+}
+
+
+@dataclass
+class Plan:
+    """A strategy per operator and what the cost model predicts for it."""
+
+    graph: OpGraph
+    model: CostModel
+    cuts: list
+    search_mode: str
+
+    @property
+    def cost(self) -> dict:
+        return self.model.evaluate(self.cuts)
+
+    def strategies(self) -> dict:
+        """``name -> {"op", "in_strategy", "dev_matrix"}`` (MindSpore's strategy form)."""
+        out = {}
+        for node, cuts in zip(self.graph.nodes, self.cuts):
+            out[node.name] = {"op": node.spec.op,
+                              "in_strategy": [list(s) for s in to_strategy(node.spec, cuts)],
+                              "dev_matrix": [self.model.n // math.prod(cuts), *cuts]}
+        return out
+
+    def save(self, path) -> None:
+        save_strategy(path, self.model.n, self.strategies(), self.search_mode)
+
+    def report(self) -> str:
+        """The strategy table, memory per device and the predicted step time."""
+        c = self.cost
+        lines = [f"{'operator':<28} {'strategy':<34} compute(ms)  comm(ms)"]
+        for j, (node, cuts) in enumerate(zip(self.graph.nodes, self.cuts)):
+            comp, comm, _ = self.model.costs(j, cuts)
+            strat = str(to_strategy(node.spec, cuts)).replace(" ", "")
+            lines.append(f"{node.name:<28} {strat:<34} {comp * 1e3:>10.4f} {comm * 1e3:>9.4f}")
+        t = self.model.topo
+        lines += [
+            f"devices: {t.device_num} ({t.devices_per_node} per node); search: {self.search_mode}",
+            f"memory per device: {c['memory'] / 2**20:.1f} MiB of {t.memory / 2**20:.0f} MiB",
+            f"predicted step time: {c['total'] * 1e3:.4f} ms = compute {c['compute'] * 1e3:.4f} "
+            f"ms + communication {c['communication'] * 1e3:.4f} ms",
+        ]
+        return "\n".join(lines)
+
+
+def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_programming",
+         strategy_ckpt_config: dict | None = None, fully_use_devices: bool = True,
+         optimizer_states: int = 2) -> Plan:
+    """Search ``graph``'s strategies on ``topology`` (see module doc).
+
+    ``strategy_ckpt_config``: MindSpore's dict; ``load_file`` pins the operators it names,
+    ``save_file`` receives the plan.
+    """
+    if search_mode not in SEARCH_MODES:
+        raise ValueError(f"search_mode {search_mode!r}: expected one of {sorted(SEARCH_MODES)}")
+    config = dict(strategy_ckpt_config or {})
+    pinned = load_strategy(config["load_file"], topology.device_num) \
+        if config.get("load_file") else None
+    model = CostModel(graph, topology, optimizer_states, fully_use_devices, pinned)
+    search = SEARCH_MODES[search_mode]
+    cuts = search(model)
+    weight = 0.0
+    while model.evaluate(cuts)["memory"] > topology.memory:
+        # Price memory into the search: seconds per byte, starting where it matters.
+        weight = weight * 8 if weight else model.evaluate(cuts)["total"] / topology.memory
+        if weight > 1e6:
+            raise MemoryError(f"parallel planning: no plan found fits in "
+                              f"{topology.memory / 2**30:.3f} GiB per device on "
+                              f"{topology.device_num} devices (best needs "
+                              f"{model.evaluate(cuts)['memory'] / 2**30:.3f} GiB)")
+        model.memory_weight = weight
+        cuts = search(model)
+    model.memory_weight = 0.0
+    result = Plan(graph, model, cuts, search_mode)
+    if config.get("save_file"):
+        result.save(config["save_file"])
+    return result
