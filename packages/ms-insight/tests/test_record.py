@@ -112,3 +112,15 @@ def test_lineage_kinds_go_to_lineage_json(tmp_path):
             record.add_value("eval_lineage", "x", 1.0)
     assert read_lineage(tmp_path) == {"optimizer": "SGD",
                                       "custom_lineage_data": {"note": "baseline"}}
+
+
+def test_add_value_snapshots_the_value(tmp_path, read_events):
+    from ms_tensor import Parameter
+    from ms_tensor.tensor import array_of
+
+    p = Parameter(Tensor(np.zeros(4, np.float32)), name="w")
+    with SummaryRecord(tmp_path) as record:
+        record.add_value("histogram", "w", p)
+        array_of(p)[...] = 1.0  # an in-place update (as optimizers do) before record()
+        record.record(1)
+    assert read_events(tmp_path).Histograms("w")[0].histogram_value.max == 0.0

@@ -24,14 +24,16 @@ _LINEAGE = ("train_lineage", "eval_lineage", "custom_lineage_data")
 
 
 def _array(kind: str, tag: str, value) -> np.ndarray:
+    """A snapshot of ``value``: a Parameter updated in place before ``record`` keeps
+    the values it had when it was added."""
     from ms_tensor import Tensor
     from ms_tensor.tensor import array_of
 
     if isinstance(value, Tensor):
-        return recordable(array_of(value))
+        return np.array(recordable(array_of(value)), copy=True)
     if isinstance(value, (int, float, np.number, np.ndarray, list, tuple)) and \
             not isinstance(value, bool):
-        return recordable(value)
+        return np.array(recordable(value), copy=True)
     raise TypeError(f"SummaryRecord.add_value: {kind} {tag!r} must be a Tensor, a numpy "
                     f"array or a number, got {type(value).__name__}")
 
