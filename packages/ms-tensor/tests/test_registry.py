@@ -251,7 +251,8 @@ def test_cpu_backend_comes_from_ms_tensor_itself():
 def test_hooks_are_called_in_the_order_they_are_specified():
     assert HOOK_ORDER == ("ms_register_backends", "ms_register_ops", "ms_register_kernels",
                           "ms_register_passes", "ms_register_cli_commands",
-                          "ms_register_explainers", "ms_register_c_templates")
+                          "ms_register_explainers", "ms_register_c_templates",
+                          "ms_register_onnx")
 
 
 LINE = re.compile(r"^(\S+) (\S+) (\S+) (\S+)$")
