@@ -38,6 +38,7 @@ def test_collector_records_loss_lr_images_histograms_graph_and_lineage(
     assert ("ApplyMomentum" in nodes) is (mode == GRAPH_MODE)
     lineage = read_lineage(tmp_path / "run")
     assert lineage["network"] == "LeNet5" and lineage["optimizer"] == "Momentum"
+    assert lineage["summary_dir"] == str((tmp_path / "run").resolve())
     assert lineage["loss_function"] == "SoftmaxCrossEntropyWithLogits"
     assert lineage["hyper_parameters"] == {"epoch": 2, "steps_per_epoch": 6,
                                            "learning_rate": pytest.approx(0.05),

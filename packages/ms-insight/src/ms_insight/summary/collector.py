@@ -11,6 +11,7 @@ checkpoint and the time taken.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
@@ -118,7 +119,7 @@ class SummaryCollector(Callback):
         self._open()
         self._start = time.perf_counter()
         if self._what["collect_train_lineage"]:
-            fields = {"summary_dir": self._record.log_dir,
+            fields = {"summary_dir": os.path.abspath(self._record.log_dir),
                       "network": network_name(cb.get("network")),
                       "loss_function": network_name(cb.get("loss_fn")),
                       "optimizer": network_name(cb.get("optimizer")),
