@@ -136,3 +136,21 @@ def test_bad_calls_are_clear_errors(lenet):
         Occlusion(lenet, nn.Softmax(), perturbation_per_eval=0)
     with pytest.raises(ValueError, match="ret='image' is not supported"):
         Gradient(lenet)(x, 1, ret="image")
+
+
+def test_graph_mode_gives_the_same_maps_or_refuses_hooks(lenet, rng):
+    from ms_tensor.context import GRAPH_MODE, PYNATIVE_MODE, set_context
+
+    x = rng.random((2, 1, 32, 32)).astype(np.float32)
+    sm = nn.Softmax()
+    made = [Gradient(lenet), Occlusion(lenet, sm), RISE(lenet, sm, num_masks=32, seed=0)]
+    eager = [e(x, [1, 2]).asnumpy() for e in made]
+    set_context(mode=GRAPH_MODE)
+    try:
+        for e, want in zip(made, eager):
+            np.testing.assert_allclose(e(x, [1, 2]).asnumpy(), want, rtol=1e-5, atol=1e-7)
+        for e in (Deconvolution(lenet), GuidedBackprop(lenet), GradCAM(lenet, "conv2")):
+            with pytest.raises(RuntimeError, match=f"{e.name} hooks cells .* PYNATIVE_MODE"):
+                e(x, [1, 2])
+    finally:
+        set_context(mode=PYNATIVE_MODE)

@@ -8,7 +8,18 @@ import numpy as np
 from ms_tensor import Tensor
 
 __all__ = ["Attribution", "as_inputs", "as_targets", "abs_max", "resize_bilinear",
-           "forward_probs", "to_tensor"]
+           "forward_probs", "to_tensor", "require_pynative"]
+
+
+def require_pynative(who: str) -> None:
+    """Hooks on cells (a replaced ReLU gradient, a captured activation) act only when the
+    network runs op by op; a compiled graph would ignore them and give a plain gradient."""
+    from ms_tensor.context import GRAPH_MODE, get_context
+
+    if get_context("mode") == GRAPH_MODE:
+        raise RuntimeError(f"{who} hooks cells of the network and needs PYNATIVE_MODE, as in "
+                           "MindSpore XAI; call set_context(mode=PYNATIVE_MODE) before "
+                           "explaining (Gradient, Occlusion and RISE also run in GRAPH_MODE)")
 
 
 def as_inputs(inputs, who: str) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 
 import ms_autodiff as ad
 from ms_autodiff import call_with_bprop
-from ms_insight.explainer._common import Attribution, abs_max, to_tensor
+from ms_insight.explainer._common import Attribution, abs_max, require_pynative, to_tensor
 from ms_ops import functional as F
 
 __all__ = ["Gradient", "Deconvolution", "GuidedBackprop", "input_gradient"]
@@ -71,6 +71,8 @@ class _ModifiedReLU(Gradient):
 
     def _gradient(self, x, t):
         from ms_nn import ReLU
+
+        require_pynative(self.name)
 
         relus = [c for _, c in self._network.cells_and_names() if isinstance(c, ReLU)]
         rule = type(self)._rule

@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 import ms_autodiff as ad
-from ms_insight.explainer._common import Attribution, resize_bilinear, to_tensor
+from ms_insight.explainer._common import (
+    Attribution,
+    require_pynative,
+    resize_bilinear,
+    to_tensor,
+)
 from ms_ops import functional as F
 
 __all__ = ["GradCAM", "find_layer"]
@@ -66,6 +71,7 @@ class GradCAM(Attribution):
             from ms_insight.explainer.backprop import input_gradient
 
             return x, input_gradient(self._network, x, t)
+        require_pynative("GradCAM")
         handle = self._cell.register_forward_hook(capture)
         try:
             self._network(to_tensor(x))
