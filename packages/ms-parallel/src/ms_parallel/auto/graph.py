@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ms_parallel.auto.layout import TensorLayout
 from ms_parallel.auto.spec import OpSpec, spec_for
 from ms_tensor import dtype as mstype
 
@@ -78,7 +79,7 @@ def capture(net, *inputs) -> OpGraph:
     from ms_graph import ir
     from ms_graph.trace import current_tracer, trace
 
-    from ms_ops.dispatch import set_recorder
+    from ms_autodiff.recording import set_recorder
 
     prims = _primitives(net)
     marked: dict[int, object] = {}
@@ -132,6 +133,12 @@ def capture(net, *inputs) -> OpGraph:
     plan = net.__dict__.get("_shard_plan")
     if plan is not None:
         in_strategy, _, param_plan = plan
-        og.input_strategies = {i: tuple(s) for i, s in enumerate(in_strategy) if s is not None}
-        og.param_strategies = {k: tuple(v) for k, v in param_plan.items()}
+        og.input_strategies = {i: _strategy(s) for i, s in enumerate(in_strategy)
+                               if s is not None}
+        og.param_strategies = {k: _strategy(v) for k, v in param_plan.items()}
     return og
+
+
+def _strategy(s):
+    """A ``TensorLayout`` (from ``ms.Layout``) as it is, a strategy as a tuple of ints."""
+    return s if isinstance(s, TensorLayout) else tuple(int(v) for v in s)
