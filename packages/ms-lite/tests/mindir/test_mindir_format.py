@@ -14,7 +14,7 @@ pytest.importorskip("google.protobuf")
 
 from ms_lite.ir import Graph, Node, Value  # noqa: E402
 from ms_lite.mindir.reader import MindirFileError, load_mindir  # noqa: E402
-from ms_lite.mindir.writer import MindirExportError, save_mindir, to_mindir  # noqa: E402
+from ms_lite.mindir.writer import MindirExportError, mindspore_native, save_mindir, to_mindir  # noqa: E402
 from ms_tensor import Tensor, registry  # noqa: E402
 
 MS_PYTHON = "/tmp/msenv/bin/python"
@@ -83,8 +83,6 @@ def test_unknown_operator_is_named():
 
 
 def test_mindspore_native_tells_which_encoding():
-    from ms_lite.mindir import mindspore_native
-
     assert mindspore_native(small_cnn())
     g = Graph([Value("x", (2, 3), "float32")], [Value("y", (2,), "float32")],
               [Node("LogSumExp", ["x"], ["y"], {"axis": (1,)}, "lse")], {}, "g")
@@ -126,13 +124,39 @@ net = Net()
 x = np.load("x.npy")
 ms.export(net, ms.Tensor(x), file_name="ms_net", file_format="MINDIR")
 np.save("y.npy", net(ms.Tensor(x)).asnumpy())
+for k in range(2):  # and the files microspore wrote
+    ours = nn.GraphCell(ms.load(f"ours{k}.mindir"))
+    np.save(f"ours{k}_y.npy", ours(ms.Tensor(np.load(f"ours{k}_x.npy"))).asnumpy())
 """
 
 
+def elementwise_chain() -> Graph:
+    """Every elementwise operator written in MindSpore's encoding, one after another."""
+    chain = [("Exp", []), ("Log", []), ("Abs", []), ("Sqrt", []), ("Neg", []), ("Add", ["c"]),
+             ("Sub", ["c"]), ("Mul", ["c"]), ("Div", ["c"]), ("Maximum", ["c"]),
+             ("Minimum", ["c"]), ("ReLU", []), ("LogSoftmax", [])]
+    nodes, prev = [], "x"
+    for i, (op, extra) in enumerate(chain):
+        attrs = {"axis": -1} if op == "LogSoftmax" else {}
+        nodes.append(Node(op, [prev] + extra, [f"v{i}"], attrs, f"n{i}"))
+        prev = f"v{i}"
+    return Graph([Value("x", (3, 6), "float32")], [Value(prev, (3, 6), "float32")], nodes,
+                 {"c": np.linspace(0.5, 2, 6).astype(np.float32)}, "elementwise").validate()
+
+
 @pytest.mark.skipif(not os.access(MS_PYTHON, os.X_OK), reason="MindSpore 2.10 env absent")
-def test_reads_a_file_mindspore_exported(tmp_path):
+def test_mindspore_differential(tmp_path):
+    """One MindSpore 2.10 process: it exports a network that we read and run, and it runs
+    the files we wrote of every operator we write in its encoding (padded conv, sigmoid,
+    avg pool, flatten, dense, tanh, softmax; the elementwise chain)."""
     x = R.standard_normal((2, 1, 8, 8)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
+    ours = [(small_cnn(), R.standard_normal((2, 2, 4, 4)).astype(np.float32)),
+            (elementwise_chain(), R.standard_normal((3, 6)).astype(np.float32))]
+    for k, (g, gx) in enumerate(ours):
+        assert mindspore_native(g)
+        np.save(tmp_path / f"ours{k}_x.npy", gx)
+        save_mindir(g, tmp_path / f"ours{k}")
     (tmp_path / "export.py").write_text(_EXPORT)
     proc = subprocess.run([MS_PYTHON, "export.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=240)
@@ -140,6 +164,9 @@ def test_reads_a_file_mindspore_exported(tmp_path):
     g = load_mindir(tmp_path / "ms_net.mindir")
     (got,) = run(g, {g.inputs[0].name: x})
     np.testing.assert_allclose(got, np.load(tmp_path / "y.npy"), rtol=1e-5, atol=1e-6)
+    for k, (g, gx) in enumerate(ours):
+        np.testing.assert_allclose(np.load(tmp_path / f"ours{k}_y.npy"), run(g, {"x": gx})[0],
+                                   rtol=1e-5, atol=1e-5, err_msg=g.name)
 
 
 def _sample_graph(op, args, attrs):

@@ -81,6 +81,13 @@ def _translate(ctx, op: str, prim, ins: list, out: str):
             "pad": tuple(pad) if isinstance(pad, (tuple, list)) else pad,
             "stride": _last2(attrs.get("stride", 1)), "dilation": _last2(attrs.get("dilation", 1)),
             "group": attrs.get("group", 1)}, out=out)
+    if op == "AvgPool" and len(ins) == 5:  # MindSpore 2.x: a primitive function
+        modes = {0: "PAD", 1: "SAME", 2: "VALID"}
+        if ins[4] != 0 or ins[3] not in (1, 2):
+            raise MindirFileError(f"AvgPool with pad_mode {ins[3]} / data_format {ins[4]}")
+        return ctx.emit(op, tensors[:1], {"kernel_size": _last2(ins[1]),
+                                          "strides": _last2(ins[2]), "pad_mode": modes[ins[3]]},
+                        out=out)
     if op in ("MaxPool", "AvgPool"):
         return ctx.emit(op, tensors, {
             "kernel_size": _last2(attrs.get("kernel_size", 1)),

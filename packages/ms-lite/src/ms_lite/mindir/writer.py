@@ -111,6 +111,26 @@ def _pool(w, node):
     w.prim(node.op, [w.ref(node.inputs[0])], node.outputs[0], attrs, PRIM)
 
 
+_PAD_MODE = {"PAD": 0, "SAME": 1, "VALID": 2}  # MindSpore's PadMode enum
+
+
+def _avg_pool(w, node):
+    """AvgPool is a primitive function in MindSpore 2.x: (x, kernel_size, strides,
+    pad_mode as PadMode, data_format as Format (0: NCHW))."""
+    a = node.attrs
+    if a.get("data_format", "NCHW") != "NCHW":
+        raise w.fail(f"data_format {a['data_format']!r}")
+    ins = [w.ref(node.inputs[0]), w.const(_last2(a.get("kernel_size", 1))),
+           w.const(_last2(a.get("strides", 1))),
+           w.const(_PAD_MODE[str(a.get("pad_mode", "VALID")).upper()]), w.const(0)]
+    w.prim("AvgPool", ins, node.outputs[0])
+
+
+def _last2(v) -> tuple:
+    v = (v, v) if isinstance(v, int) else tuple(v)
+    return tuple(int(x) for x in v[-2:])
+
+
 def _plain(w, node):
     w.prim(node.op, [w.ref(i) for i in node.inputs], node.outputs[0])
 
@@ -122,8 +142,14 @@ def _reshape(w, node):
 
 
 def _softmax(w, node):
+    """Softmax takes its axis as a tuple, LogSoftmax as an int (MindSpore 2.10)."""
     axis = node.attrs.get("axis", -1)
-    axis = tuple(axis) if isinstance(axis, (tuple, list)) else (int(axis),)
+    if node.op == "Softmax":
+        axis = tuple(axis) if isinstance(axis, (tuple, list)) else (int(axis),)
+    elif isinstance(axis, (tuple, list)):
+        if len(axis) != 1:
+            raise w.fail(f"LogSoftmax over axes {axis}")
+        axis = int(axis[0])
     w.prim(node.op, [w.ref(node.inputs[0]), w.const(axis)], node.outputs[0])
 
 
@@ -174,7 +200,7 @@ def _generic(w, node):
 
 
 WRITERS = {
-    "Conv2D": _conv2d, "MaxPool": _pool, "AvgPool": _pool, "Reshape": _reshape,
+    "Conv2D": _conv2d, "MaxPool": _pool, "AvgPool": _avg_pool, "Reshape": _reshape,
     "Softmax": _softmax, "LogSoftmax": _softmax, "MatMul": _matmul, "Dense": _dense,
     **dict.fromkeys(("ReLU", "Sigmoid", "Tanh", "Add", "Sub", "Mul", "Div", "Flatten",
                      "Exp", "Log", "Sqrt", "Neg", "Abs", "Maximum", "Minimum"), _plain),
