@@ -76,9 +76,14 @@ def test_bad_paths_are_404(url, path):
     assert e.value.code == 404
 
 
+# ``microspore insight ...`` without the meta-package (this package's tests run alone);
+# integration_tests/xai runs the real ``microspore`` command.
+INSIGHT = [sys.executable, "-c", "import sys; from ms_insight.cli import main; "
+           "sys.exit(main(sys.argv[1:]))"]
+
+
 def test_cli_serves_the_directory(base):
-    proc = subprocess.Popen([sys.executable, "-m", "microspore", "insight", "start",
-                             "--summary-base-dir", str(base), "--port", "0"],
+    proc = subprocess.Popen([*INSIGHT, "start", "--summary-base-dir", str(base), "--port", "0"],
                             stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -88,9 +93,8 @@ def test_cli_serves_the_directory(base):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    missing = subprocess.run([sys.executable, "-m", "microspore", "insight", "start",
-                              "--summary-base-dir", str(base / "nope")], capture_output=True,
-                             text=True, timeout=60)
+    missing = subprocess.run([*INSIGHT, "start", "--summary-base-dir", str(base / "nope")],
+                             capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "is not a directory" in missing.stderr
 
 
