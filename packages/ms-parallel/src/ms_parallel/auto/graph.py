@@ -29,6 +29,9 @@ class OpNode:
     sources: tuple
     itemsize: int = 4
     strategy: tuple | None = None
+    op: object = None  # the OpDef, for nodes captured from a network (run by ``execute``)
+    attrs: dict = field(default_factory=dict)
+    args: tuple = ()  # static inputs and constants by position, None for other tensors
 
 
 @dataclass
@@ -44,7 +47,8 @@ class OpGraph:
         args = tuple(args) if args is not None else (None,) * len(in_shapes)
         spec = spec_for(op, attrs or {}, args, tuple(in_shapes), tuple(out_shapes))
         name = name or f"{op}-{len(self.nodes)}"
-        self.nodes.append(OpNode(name, spec, tuple(sources), itemsize, strategy))
+        self.nodes.append(OpNode(name, spec, tuple(sources), itemsize, strategy,
+                                 attrs=dict(attrs or {}), args=args))
         return len(self.nodes) - 1
 
     def edges(self):
@@ -108,7 +112,7 @@ def capture(net, *inputs) -> OpGraph:
         for arg in node.args:
             if isinstance(arg, ir.Value):
                 shapes.append(tuple(arg.spec.shape))
-                args.append(None)
+                args.append(arg.const if arg.is_const else None)
                 if id(arg) in where:
                     sources.append(where[id(arg)])
                 elif id(arg) in params:
@@ -123,8 +127,11 @@ def capture(net, *inputs) -> OpGraph:
                 sources.append(None)
         prim = marked.get(id(node))
         itemsize = mstype.to_numpy(node.outputs[0].spec.dtype).itemsize
+        static = [None if s is not None and s[0] == "const" else a for s, a in zip(sources, args)]
         k = og.add(node.op.name, sources, shapes, [tuple(o.spec.shape) for o in node.outputs],
-                   node.attrs, args, None if prim is None else prim.in_strategy, itemsize)
+                   node.attrs, static, None if prim is None else prim.in_strategy, itemsize)
+        og.nodes[k].op = node.op
+        og.nodes[k].args = tuple(args)  # with the constants, for ``execute``
         for i, o in enumerate(node.outputs):
             where[id(o)] = ("op", k, i)
     for v in graph.outputs:

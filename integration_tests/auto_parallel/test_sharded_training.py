@@ -1,0 +1,23 @@
+"""Semi-auto parallel on 2 and 4 ranks through the launcher: the sharded training step gives
+the single-process losses and Parameters (train_sharded.py asserts both on every rank)."""
+
+import pathlib
+
+import pytest
+
+pytest.importorskip("mpi4py")
+from ms_parallel.testing import run_ranks  # noqa: E402
+
+SCRIPT = pathlib.Path(__file__).with_name("train_sharded.py")
+
+
+@pytest.mark.parametrize("model", ["mlp", "block"])
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_sharded_training_equals_one_process(model, ranks):
+    proc = run_ranks(ranks, SCRIPT, "--model", model, "--steps", 3, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line.split() for line in proc.stdout.splitlines() if line.startswith("step ")]
+    assert len(lines) == 3
+    for _, _, _, sharded, _, single in lines:
+        assert sharded == single
+    assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
