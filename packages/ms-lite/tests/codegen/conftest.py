@@ -62,7 +62,7 @@ def _requant_consts(in_scale, w_scales, out_scale):
     return (np.array([m for m, _ in pairs], np.int32), np.array([s for _, s in pairs], np.int32))
 
 
-def int8_cnn(seed: int = 0) -> Graph:
+def int8_cnn(seed: int = 0, conv_attrs=None, fc_in: int = 6 * 4 * 4) -> Graph:
     """A quantized graph of ms-lite's int8 operators, built with ``ms_lite.quant.scheme``:
     quantize -> QuantConv2D (padded, strided, ReLU range) -> QuantMaxPool -> QuantReLU ->
     Reshape -> QuantFullConnection -> dequantize."""
@@ -72,7 +72,7 @@ def int8_cnn(seed: int = 0) -> Graph:
     s_in, zp_in, s_c, zp_c, s_fc, zp_fc = 0.03, -7, 0.05, -20, 0.08, 4
     w = rng.standard_normal((6, 2, 3, 3)) * 0.4
     ws = scheme.weight_params(w)
-    fw = rng.standard_normal((10, 6 * 4 * 4)) * 0.3
+    fw = rng.standard_normal((10, fc_in)) * 0.3
     fws = scheme.weight_params(fw)
     cm, cs = _requant_consts(s_in, ws, s_c)
     fm, fs = _requant_consts(s_c, fws, s_fc)
@@ -87,7 +87,7 @@ def int8_cnn(seed: int = 0) -> Graph:
     conv = {"out_channel": 6, "kernel_size": (3, 3), "mode": 1, "pad_mode": "pad",
             "pad": (1, 1, 1, 1), "stride": (2, 2), "dilation": (1, 1), "group": 1,
             "data_format": "NCHW", "input_zero_point": zp_in, "output_zero_point": zp_c,
-            "act_min": zp_c, "act_max": 127}
+            "act_min": zp_c, "act_max": 127, **(conv_attrs or {})}
     nodes = [
         Node("QuantDTypeCast", ["x"], ["q"], {"dst_t": "int8", "scale": s_in,
                                               "zero_point": zp_in}, "q"),

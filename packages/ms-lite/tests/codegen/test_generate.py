@@ -98,3 +98,44 @@ def test_unknown_target_is_refused(tmp_path, small_cnn):
     with pytest.raises(ValueError, match="target must be one of x86, ARM64, ARM32, "
                                          "Cortex-M, got 'riscv'"):
         generate(small_cnn(), tmp_path, target="riscv")
+
+
+def _conv(out_channel, k, **kw):
+    attrs = {"out_channel": out_channel, "kernel_size": k, "mode": 1, "pad_mode": "valid",
+             "pad": (0, 0, 0, 0), "stride": (1, 1), "dilation": (1, 1), "group": 1,
+             "data_format": "NCHW"}
+    attrs.update(kw)
+    return attrs
+
+
+@needs_gcc
+def test_convolution_and_pooling_geometries(tmp_path):
+    """Dilation, asymmetric padding, strides, depthwise groups, SAME pooling windows."""
+    rng = np.random.default_rng(1)
+    w = {"wa": rng.standard_normal((5, 4, 3, 2)).astype(np.float32),
+         "wb": rng.standard_normal((4, 1, 3, 3)).astype(np.float32),
+         "wc": rng.standard_normal((6, 4, 2, 3)).astype(np.float32)}
+    nodes = [
+        Node("Conv2D", ["x", "wa"], ["a"], _conv(5, (3, 2), pad_mode="pad", pad=(1, 2, 0, 1),
+                                                 stride=(2, 1), dilation=(2, 3)), "a"),
+        Node("Conv2D", ["x", "wb"], ["b"], _conv(4, (3, 3), pad_mode="same", group=4,
+                                                 stride=(3, 2)), "b"),
+        Node("Conv2D", ["x", "wc"], ["c"], _conv(6, (2, 3), pad_mode="same"), "c"),
+        Node("AvgPool", ["x"], ["d"], {"kernel_size": (3, 2), "strides": (3, 3),
+                                       "pad_mode": "SAME", "data_format": "NCHW"}, "d"),
+        Node("MaxPool", ["x"], ["e"], {"kernel_size": (3, 3), "strides": (1, 2),
+                                       "pad_mode": "SAME", "data_format": "NCHW"}, "e"),
+    ]
+    g = Graph([Value("x", (2, 4, 11, 9), "float32")], [], nodes, w, "geometries")
+    g.outputs = [Value(n, (), "float32") for n in "abcde"]
+    from ms_lite.runtime.executor import Executor
+
+    x = rng.standard_normal((2, 4, 11, 9)).astype(np.float32)
+    want = Executor(g).run([x])
+    g.outputs = [Value(n, o.shape, "float32") for n, o in zip("abcde", want)]
+    p = generate(g, tmp_path, golden_inputs=[x])
+    targets.build(p.path, "x86")
+    got, passed = targets.parse_golden(targets.run_program(p.path, "x86").stdout, p.outputs)
+    assert passed
+    for gv, wv in zip(got, want):
+        np.testing.assert_allclose(gv, wv, rtol=1e-5, atol=1e-5)

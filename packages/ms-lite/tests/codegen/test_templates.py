@@ -108,3 +108,18 @@ def test_int8_graph_in_c_is_bit_exact_with_the_python_runtime(int8_cnn, tmp_path
     np.testing.assert_array_equal(got[1], want[1])                   # int8, bit for bit
     np.testing.assert_array_equal(got[0].view(np.uint32), want[0].view(np.uint32))
     assert (want[1] == -128).any() or (want[1] == 127).any()
+
+
+@needs_gcc
+def test_int8_convolution_with_dilation_and_asymmetric_padding(int8_cnn, tmp_path):
+    from ms_lite.runtime.executor import Executor
+
+    # 15x15 -> (15 + 2 - 5) + 1 = 13 rows, (15 + 2 - 3) // 2 + 1 = 8 columns; pool -> 7x4
+    g = int8_cnn(5, {"pad": (2, 0, 1, 1), "stride": (1, 2), "dilation": (2, 1)},
+                 fc_in=6 * 7 * 4)
+    x = (np.random.default_rng(4).standard_normal((2, 2, 15, 15)) * 2).astype(np.float32)
+    p = generate(g, tmp_path, golden_inputs=[x])
+    targets.build(p.path, "x86")
+    got, passed = targets.parse_golden(targets.run_program(p.path, "x86").stdout, p.outputs)
+    assert passed
+    np.testing.assert_array_equal(got[1], Executor(g).run([x])[1])
