@@ -139,3 +139,20 @@ def test_convolution_and_pooling_geometries(tmp_path):
     assert passed
     for gv, wv in zip(got, want):
         np.testing.assert_allclose(gv, wv, rtol=1e-5, atol=1e-5)
+
+
+@needs_gcc
+def test_tensor_names_that_spell_the_same_c_name_stay_apart(tmp_path):
+    g = Graph([Value("a.b", (3,), "float32")], [Value("a_b", (3,), "float32")],
+              [Node("ReLU", ["a.b"], ["a_b"], {}, "r")], {}, "names")
+    p = generate(g, tmp_path)
+    targets.build(p.path, "x86")
+    assert "golden: PASS" in targets.run_program(p.path, "x86").stdout
+
+
+def test_a_constant_output_is_refused(tmp_path):
+    g = Graph([Value("x", (3,), "float32")], [Value("y", (3,), "float32"),
+                                               Value("k", (3,), "float32")],
+              [Node("ReLU", ["x"], ["y"], {}, "r")], {"k": np.ones(3, np.float32)}, "const")
+    with pytest.raises(ValueError, match="output 'k' is a constant"):
+        generate(g, tmp_path)

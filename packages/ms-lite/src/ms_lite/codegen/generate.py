@@ -71,6 +71,15 @@ def _key_dtype(graph, node) -> str:
     return graph.value(node.outputs[0]).dtype
 
 
+def _check_outputs(graph) -> None:
+    computed = {v.name for v in graph.inputs} | {o for n in graph.nodes for o in n.outputs}
+    for v in graph.outputs:
+        if v.name not in computed:
+            raise ValueError(f"graph {graph.name!r}: output {v.name!r} is a constant; the "
+                             "generated code returns computed tensors only (fold it away "
+                             "or compute it)")
+
+
 def _templates(graph, registry) -> list:
     found, missing = [], []
     for node in graph.nodes:
@@ -150,10 +159,13 @@ class _Pointers(dict):
 
 
 def _net_c(graph, templates, plan, registry, weights: WeightTable) -> str:
-    pointers, defines = {}, []
+    pointers, defines, used = {}, [], set()
     for name, p in plan.placements.items():
         ctype = c_type(graph.value(name).dtype, f"tensor {name!r}")
-        macro = "T_" + c_name(name)
+        macro = base = "T_" + c_name(name)
+        while macro in used:  # "a.b" and "a_b" spell the same C name
+            macro = f"{base}_{len(used)}"
+        used.add(macro)
         defines.append(f"#define {macro} (({ctype} *)(net_arena + {p.offset}))  /* {name} */")
         pointers[name] = macro
     pointers = _Pointers(pointers, graph.constants, weights)
@@ -191,6 +203,7 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     graph = _typed(graph.validate())
+    _check_outputs(graph)
     reg = registry or _registry.load()
     templates = _templates(graph, reg)
     budget = None if ram_budget is None else parse_size(ram_budget)
