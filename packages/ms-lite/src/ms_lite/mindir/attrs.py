@@ -75,5 +75,10 @@ def from_attr(a: pb.AttributeProto):
         return (a.strings[0] if len(a.strings) else a.s).decode()
     if t == A.NONE:
         return None
+    if t in (A.TENSOR, A.TENSORS):  # a constant tensor (MindSpore writes scalars this way)
+        tensor = a.t if t == A.TENSOR else a.tensors[0]
+        dtype = np.dtype(TYPES[tensor.data_type]).newbyteorder("<")
+        return np.frombuffer(tensor.raw_data, dtype).astype(dtype.newbyteorder("=")).reshape(
+            tuple(tensor.dims))
     raise ValueError(f"MINDIR attribute {a.name!r}: type {A.AttributeType.Name(t)} is not "
                      "read by microspore")

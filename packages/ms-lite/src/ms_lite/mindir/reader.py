@@ -15,12 +15,13 @@ import numpy as np
 
 from ms_lite.mindir import mind_ir_pb2 as pb
 from ms_lite.mindir.attrs import TYPES, from_attr
+from ms_lite.mindir.native import OPTIONS, from_mindspore
 
 __all__ = ["MindirFileError", "load_mindir"]
 
-_BOOKKEEPING = {"UpdateState", "MakeTuple"}
+_BOOKKEEPING = {"UpdateState"}
 _PLAIN = {"ReLU", "Sigmoid", "Tanh", "Add", "Sub", "Mul", "Div", "Flatten", "Exp", "Log",
-          "Sqrt", "Neg", "Abs", "Maximum", "Minimum"}
+          "Sqrt", "Neg", "Abs", "Maximum", "Minimum", "ReLU6", "Erf", "Pow"}
 
 
 class MindirFileError(ValueError):
@@ -69,7 +70,24 @@ def _translate(ctx, op: str, prim, ins: list, out: str):
     Python constants."""
     attrs = {a.name: from_attr(a) for a in prim.attribute
              if a.name not in ("input_names", "output_names")}
+    ins = [ctx.add_const(i, f"{out}_const") if isinstance(i, np.ndarray) else i for i in ins]
     tensors = [i for i in ins if isinstance(i, str)]
+    if op in OPTIONS and prim.instance_name != "microspore_generic":
+        values = [i for i in ins if not isinstance(i, str)]
+        try:
+            opts = from_mindspore(op, values)
+        except ValueError as e:
+            raise MindirFileError(str(e)) from None
+        if op == "BatchNorm":
+            opts["data_format"] = "NCHW"
+        return ctx.emit(op, tensors, opts, out=[out])
+    if op == "Concat":
+        parts = ins[0] if isinstance(ins[0], tuple) else tuple(tensors)
+        acc = parts[0]
+        for k, p in enumerate(parts[1:]):
+            last = k == len(parts) - 2
+            acc = ctx.emit("Concat", [acc, p], {"axis": int(ins[-1])}, out=out if last else None)[0]
+        return [acc]
     if op in _PLAIN:
         return ctx.emit(op, tensors, out=out)
     if op == "Conv2D":
@@ -169,6 +187,9 @@ def load_mindir(file_name, name: str | None = None):
         op = prim.op_type if prim is not None else pname.split(":")[0]
         if op in _BOOKKEEPING:
             continue
+        if op == "MakeTuple":
+            env[node.output[0]] = tuple(env[i] for i in node.input)
+            continue
         if op == "TupleGetItem":
             env[node.output[0]] = env[node.input[0]][env[node.input[1]]]
             continue
@@ -188,8 +209,10 @@ def load_mindir(file_name, name: str | None = None):
             raise MindirFileError(f"{path}: node {node.name!r} ({op}): {e}") from None
     for vi in g.output:
         out = env.get(vi.name)
-        if not isinstance(out, str):
+        outs = out if isinstance(out, tuple) else (out,)  # a network returning a tuple
+        if not all(isinstance(o, str) for o in outs):
             raise MindirFileError(f"{path}: output {vi.name!r} is not a tensor microspore reads")
-        v = ctx.spec(out)
-        ctx.graph.outputs.append(Value(out, v.shape, v.dtype))
+        for o in outs:
+            v = ctx.spec(o)
+            ctx.graph.outputs.append(Value(o, v.shape, v.dtype))
     return ctx.graph.validate()

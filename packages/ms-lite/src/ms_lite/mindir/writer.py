@@ -17,6 +17,7 @@ import numpy as np
 
 from ms_lite.mindir import mind_ir_pb2 as pb
 from ms_lite.mindir.attrs import DTYPES, to_attr
+from ms_lite.mindir.native import MULTI, OPTIONS, to_mindspore
 
 __all__ = ["MindirExportError", "to_mindir", "save_mindir", "WRITERS", "mindspore_native"]
 
@@ -196,14 +197,37 @@ def _generic(w, node):
     w.model.primitives[-1].instance_name = "microspore_generic"
     if several:  # a tuple: each output the graph names through TupleGetItem
         for j, o in enumerate(node.outputs):
-            w.prim("TupleGetItem", [out, w.const(j)], o)
+            w.prim("TupleGetItem", [out, w.const(j)], o, kind=PRIM)
+
+
+def _options(w, node):
+    """A primitive function whose options are Constant inputs (``native.OPTIONS``)."""
+    from ms_tensor import registry
+
+    op = registry.load().primitive(node.op)
+    defaults = {a.name: a.default for a in list(op.attrs) + list(op.inputs)}
+    consts = [w.const(v) for v in to_mindspore(node.op, node.attrs, defaults)]
+    tensors = [w.ref(i) for i in node.inputs if i]
+    if node.op not in MULTI:
+        w.prim(node.op, tensors + consts, node.outputs[0])
+        return
+    out = w.prim(node.op, tensors + consts)  # a tuple: no one tensor shape to state
+    w.prim("TupleGetItem", [out, w.const(0)], node.outputs[0], kind=PRIM)
+
+
+def _concat(w, node):
+    """Concat((a, b), axis): its tensors arrive as one MakeTuple."""
+    pair = w.prim("MakeTuple", [w.ref(i) for i in node.inputs], kind=PRIM)
+    w.prim("Concat", [pair, w.const(int(node.attrs.get("axis", 0)))], node.outputs[0])
 
 
 WRITERS = {
+    **dict.fromkeys(OPTIONS, _options), "Concat": _concat,
     "Conv2D": _conv2d, "MaxPool": _pool, "AvgPool": _avg_pool, "Reshape": _reshape,
     "Softmax": _softmax, "LogSoftmax": _softmax, "MatMul": _matmul, "Dense": _dense,
     **dict.fromkeys(("ReLU", "Sigmoid", "Tanh", "Add", "Sub", "Mul", "Div", "Flatten",
-                     "Exp", "Log", "Sqrt", "Neg", "Abs", "Maximum", "Minimum"), _plain),
+                     "Exp", "Log", "Sqrt", "Neg", "Abs", "Maximum", "Minimum", "ReLU6", "Erf",
+                     "Pow"), _plain),
 }
 
 
