@@ -25,6 +25,7 @@ LAYERS = {
     "ms_data": 4,
     "ms_insight": 5,
     "ms_lite": 5,
+    "microspore_lite": 6,  # MindSpore Lite's name for ms_lite: an alias above it
     "ms_parallel": 5,
     "ms_device_ascend": 5,
     "microspore": 6,
