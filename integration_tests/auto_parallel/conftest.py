@@ -1,2 +1,2 @@
-# The training script runs when imported; the tests run it by path through the launcher.
-collect_ignore = ["train_sharded.py"]
+# The scripts run when imported; the tests run them by path through the launcher.
+collect_ignore = ["train_sharded.py", "redistribute_ranks.py"]

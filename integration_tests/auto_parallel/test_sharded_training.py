@@ -1,5 +1,6 @@
 """Semi-auto parallel on 2 and 4 ranks through the launcher: the sharded training step gives
-the single-process losses and Parameters (train_sharded.py asserts both on every rank)."""
+the single-process losses and Parameters (train_sharded.py asserts both on every rank), and
+random redistributions rebuild the right slices (redistribute_ranks.py)."""
 
 import pathlib
 
@@ -21,3 +22,11 @@ def test_sharded_training_equals_one_process(model, ranks):
     for _, _, _, sharded, _, single in lines:
         assert sharded == single
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
+
+
+@pytest.mark.parametrize("ranks, seed", [(2, 1), (4, 2)])
+def test_random_redistributions_on_real_ranks(ranks, seed):
+    script = SCRIPT.with_name("redistribute_ranks.py")
+    proc = run_ranks(ranks, script, "--cases", 40, "--seed", seed, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "checked 40" in proc.stdout

@@ -148,3 +148,25 @@ def test_a_parameter_held_twice_is_one_parameter():
 
     g = capture(Tied(), Tensor(np.ones((2, 4), np.float32)))
     assert g.param_shapes() == {"w": (4, 4)}
+
+
+def test_plan_from_context_reads_the_auto_parallel_context(tmp_path):
+    from ms_parallel.auto.planner import plan_from_context
+    from ms_parallel.context import reset_auto_parallel_context, set_auto_parallel_context
+
+    g = models.mlp(64, (32, 64, 8))
+    path = tmp_path / "s.json"
+    try:
+        with pytest.raises(ValueError, match="parallel_mode is 'stand_alone'"):
+            plan_from_context(g)
+        set_auto_parallel_context(parallel_mode="auto_parallel", device_num=4,
+                                  search_mode="dynamic_programming",
+                                  strategy_ckpt_config={"save_file": str(path)})
+        result = plan_from_context(g)
+        assert result.search_mode == "dynamic_programming" and result.model.n == 4
+        assert json.loads(path.read_text())["search_mode"] == "dynamic_programming"
+        set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+        g.nodes[0].strategy = ((2, 1), (1, 2))
+        assert plan_from_context(g).search_mode == "sharding_propagation"
+    finally:
+        reset_auto_parallel_context()

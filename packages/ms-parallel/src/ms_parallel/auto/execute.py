@@ -26,7 +26,7 @@ from ms_parallel.auto.redistribution import plan_redistribution
 from ms_parallel.auto.simulate import group_of, local_slice
 from ms_tensor import Parameter, Tensor
 
-__all__ = ["ShardedNet"]
+__all__ = ["ShardedNet", "redistribute"]
 
 
 class ShardedNet:
@@ -61,10 +61,7 @@ class ShardedNet:
     # -- groups ---------------------------------------------------------------------------
     def _ranks_along(self, dev, axes) -> list[int]:
         """Ranks that differ from this one only along ``axes`` of ``dev``, ascending."""
-        ranks = [self.rank]
-        for a in axes:
-            ranks = sorted({r for x in ranks for r in group_of(dev, a, x)})
-        return ranks
+        return _along(dev, axes, self.rank)
 
     def _group(self, ranks) -> str:
         return self._groups[tuple(ranks)]
@@ -116,38 +113,8 @@ class ShardedNet:
 
     # -- running --------------------------------------------------------------------------
     def _redistribute(self, x, src: TensorLayout, dst: TensorLayout, shape, itemsize):
-        from ms_parallel.p2p_ops import AlltoAll
-        from ms_parallel.reduce_ops import AllGather, AllReduce, ReduceScatter
-
-        r = plan_redistribution(src, dst, shape, itemsize, self.plan.model.topo)
-        dev = r.dev_matrix
-        for step in r.steps:
-            if step.kind == "Slice":
-                g = self._group(self._ranks_along(dev, range(len(dev))))
-                for d in range(len(shape)):
-                    x = _gather_dim(x, d, g, AllGather) if x.shape[d] != shape[d] else x
-                x = x[_index(dst, shape, self.rank)]
-                continue
-            g = self._group(self._ranks_along(dev, (step.axis,)))
-            p = dev[step.axis]
-            if step.kind == "AllReduce" and not x.shape:
-                # ms-parallel's AllReduce gradient comes back as (1,) for a 0-d tensor
-                x = F.reshape(AllReduce(F.reshape(x, (1,)), "sum", g), ())
-            elif step.kind == "AllReduce":
-                x = AllReduce(x, "sum", g)
-            elif step.kind == "AllGather":
-                x = _gather_dim(x, step.dim, g, AllGather)
-            elif step.kind == "ReduceScatter":
-                x = _to_front(ReduceScatter(_to_front(x, step.dim), "sum", g), step.dim)
-            elif step.kind == "AlltoAll":
-                x = AlltoAll(x, p, step.dim_to, step.dim, g)
-            elif step.kind == "Split":
-                c = (self.rank // math.prod(dev[step.axis + 1:])) % p
-                n = x.shape[step.dim] // p
-                index = [slice(None)] * len(x.shape)
-                index[step.dim] = slice(c * n, (c + 1) * n)
-                x = x[tuple(index)]
-        return x
+        return redistribute(x, src, dst, shape, self.rank, self._group, itemsize,
+                            self.plan.model.topo)
 
     def loss(self, *inputs):
         """This rank's forward pass; ``inputs`` are the full (global-batch) inputs, each
@@ -202,6 +169,45 @@ class ShardedNet:
                                                        if a not in used])
             out[name] = AllReduce(g, "sum", self._group(ranks)) if len(ranks) > 1 else g
         return out
+
+
+def redistribute(x, src: TensorLayout, dst: TensorLayout, shape, rank: int, group_for,
+                 itemsize: int = 4, topology=None):
+    """This rank's slice ``x`` of a tensor of ``shape`` under ``src``, moved to ``dst`` by the
+    planned steps. ``group_for(ranks)`` names the communication group of those world ranks
+    (all of which run the same call)."""
+    from ms_parallel.p2p_ops import AlltoAll
+    from ms_parallel.reduce_ops import AllGather, AllReduce, ReduceScatter
+
+    r = plan_redistribution(src, dst, shape, itemsize, topology)
+    dev = r.dev_matrix
+    for step in r.steps:
+        if step.kind == "Slice":
+            g = group_for(_along(dev, range(len(dev)), rank))
+            for d in range(len(shape)):
+                x = _gather_dim(x, d, g, AllGather) if x.shape[d] != shape[d] else x
+            x = x[_index(dst, shape, rank)]
+            continue
+        g = group_for(_along(dev, (step.axis,), rank))
+        p = dev[step.axis]
+        if step.kind == "AllReduce" and not x.shape:
+            # ms-parallel's AllReduce gradient comes back as (1,) for a 0-d tensor
+            x = F.reshape(AllReduce(F.reshape(x, (1,)), "sum", g), ())
+        elif step.kind == "AllReduce":
+            x = AllReduce(x, "sum", g)
+        elif step.kind == "AllGather":
+            x = _gather_dim(x, step.dim, g, AllGather)
+        elif step.kind == "ReduceScatter":
+            x = _to_front(ReduceScatter(_to_front(x, step.dim), "sum", g), step.dim)
+        elif step.kind == "AlltoAll":
+            x = AlltoAll(x, p, step.dim_to, step.dim, g)
+        elif step.kind == "Split":
+            c = (rank // math.prod(dev[step.axis + 1:])) % p
+            n = x.shape[step.dim] // p
+            index = [slice(None)] * len(x.shape)
+            index[step.dim] = slice(c * n, (c + 1) * n)
+            x = x[tuple(index)]
+    return x
 
 
 def _along(dev, axes, rank):

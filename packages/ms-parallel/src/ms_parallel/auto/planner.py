@@ -104,3 +104,27 @@ def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_program
     if config.get("save_file"):
         result.save(config["save_file"])
     return result
+
+
+def plan_from_context(graph: OpGraph, topology: Topology | None = None) -> Plan:
+    """``plan`` with the settings of ``set_auto_parallel_context``: ``parallel_mode``
+    SEMI_AUTO_PARALLEL (operators without ``shard`` follow their annotated neighbours:
+    sharding propagation) or AUTO_PARALLEL (``search_mode``), ``device_num`` (one node of that
+    many devices unless ``topology`` is given) and ``strategy_ckpt_config`` (or the older
+    ``strategy_ckpt_load_file`` / ``strategy_ckpt_save_file``)."""
+    from ms_parallel.context import get_auto_parallel_context as get
+
+    mode = get("parallel_mode")
+    if mode not in ("semi_auto_parallel", "auto_parallel"):
+        raise ValueError(f"plan_from_context: parallel_mode is {mode!r}; set "
+                         "SEMI_AUTO_PARALLEL or AUTO_PARALLEL with set_auto_parallel_context")
+    n = get("device_num")
+    topology = topology or Topology(device_num=n, devices_per_node=n)
+    if topology.device_num != n:
+        raise ValueError(f"plan_from_context: the topology has {topology.device_num} devices, "
+                         f"device_num is {n}")
+    config = {"load_file": get("strategy_ckpt_load_file") or None,
+              "save_file": get("strategy_ckpt_save_file") or None}
+    config.update({k: v for k, v in (get("strategy_ckpt_config") or {}).items() if v})
+    search = get("search_mode") if mode == "auto_parallel" else "sharding_propagation"
+    return plan(graph, topology, search, config)
