@@ -196,15 +196,22 @@ def plan_memory(buffers, *, aliases=None, alignment: int = 16, shuffles: int = 6
     plan = MemoryPlan(placements, top, alignment, strategy, tried,
                       sum(_align(b.size, alignment) for b in merged))
     if budget is not None and top > budget:
-        raise MemoryBudgetError(_budget_message(buffers, top, budget))
+        raise MemoryBudgetError(_budget_message(merged, groups, top, budget))
     return plan
 
 
-def _budget_message(buffers: list[Buffer], arena: int, budget: int) -> str:
-    steps = range(min(b.start for b in buffers), max(b.end for b in buffers) + 1)
-    peak = max(steps, key=lambda s: sum(b.size for b in buffers if b.start <= s <= b.end))
-    live = sorted((b for b in buffers if b.start <= peak <= b.end), key=lambda b: -b.size)
-    names = ", ".join(f"{b.name} ({b.size} B)" for b in live)
+def _budget_message(merged: list[Buffer], groups: dict, arena: int, budget: int) -> str:
+    """Names the tensors live at the step with the most live bytes (an in-place group
+    counted once, by its first tensor, the others named beside it)."""
+    steps = range(min(b.start for b in merged), max(b.end for b in merged) + 1)
+    peak = max(steps, key=lambda s: sum(b.size for b in merged if b.start <= s <= b.end))
+    live = sorted((b for b in merged if b.start <= peak <= b.end), key=lambda b: -b.size)
+
+    def describe(b: Buffer) -> str:
+        others = [m.name for m in groups[b.name] if m.name != b.name]
+        return f"{b.name} ({b.size} B" + (f", shared in place with {', '.join(others)})"
+                                          if others else ")")
+    names = ", ".join(describe(b) for b in live)
     return (f"the planned arena needs {arena} bytes, over the RAM budget of {budget} bytes; "
             f"at the peak (step {peak}) these tensors are live: {names}")
 
