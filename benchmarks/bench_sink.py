@@ -132,9 +132,14 @@ def last_loss(ms):
     return Last()
 
 
+def worker_cases():
+    """The cases the driver asked for (a worker builds only those)."""
+    return os.environ.get("BENCH_CASES", ",".join(CASES)).split(",")
+
+
 def ms_runs(ms, data, sink: bool, observer=None):
     runs, checks = {}, {}
-    for case in CASES:
+    for case in worker_cases():
         model, ds = ms_model(ms, case, data), ms_dataset(ms, case, data)
 
         def run(model=model, ds=ds):
@@ -219,7 +224,7 @@ def torch_worker_main(data_path: str) -> int:
         return serve(reply, {}, {}, hello=TORCH_MISSING)
     data = dict(np.load(data_path))
     runs, checks = {}, {}
-    for case in CASES:
+    for case in worker_cases():
         runs[f"{case}/False"], checks[f"{case}/False"] = torch_case(torch, case, data)
     return serve(reply, runs, checks, hello={"version": torch.__version__})
 
@@ -292,7 +297,7 @@ def main() -> int:
         outside = {}
         try:
             for mode, label in (("pynative", "PyNative"), ("graph", "GRAPH_MODE")):
-                env = {**START_ENV, "BENCH_MODE": mode}
+                env = {**START_ENV, "BENCH_MODE": mode, "BENCH_CASES": ",".join(cases)}
                 w = Worker(sys.executable, __file__, data_path, env, flag="--microspore-worker")
                 workers.append(w)
                 for case in cases:
@@ -307,7 +312,8 @@ def main() -> int:
                     for case in cases:
                         for sink in (False, True):
                             rows.append(ms_w.row(f"{case}/{sink}", f"MindSpore {label}"))
-            t = Worker(sys.executable, __file__, data_path, START_ENV, flag="--torch-worker")
+            t = Worker(sys.executable, __file__, data_path,
+                       {**START_ENV, "BENCH_CASES": ",".join(cases)}, flag="--torch-worker")
             workers.append(t)
             if "skipped" in t.hello:
                 notes.append(t.hello["skipped"])
