@@ -25,7 +25,7 @@ def test_check_reports_the_float64_conv_as_an_error(float64_report):
     r = float64_report
     assert r.status["done"] == "completed"
     errors = [(f.op, f.site.rsplit(":", 1)[1]) for f in r.errors]
-    assert errors == [("Conv2D", "17")]
+    assert errors == [("Conv2D", "21")]
     assert "no float64" in r.errors[0].message
 
 
@@ -48,8 +48,9 @@ def test_check_cli_exit_status_and_json(capsys):
 
 def test_a_failing_script_is_an_incomplete_check(tmp_path, capsys):
     script = tmp_path / "bad.py"
-    script.write_text("import numpy as np\nimport microspore as ms\n"
-                      "ms.ops.add(ms.Tensor(np.ones(2)), 1)\nraise RuntimeError('boom')\n")
+    script.write_text("import numpy as np\nfrom ms_ops import functional as F\n"
+                      "from ms_tensor import Tensor\n"
+                      "F.add(Tensor(np.ones(2)), 1)\nraise RuntimeError('boom')\n")
     assert main(["check", str(script)]) == 2
     out = capsys.readouterr().out
     assert "RuntimeError: boom" in out and "INCOMPLETE" in out
