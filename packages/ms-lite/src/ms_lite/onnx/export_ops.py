@@ -9,7 +9,7 @@ import numpy as np
 
 from ms_lite.onnx.export_ops_names import RENAMED
 
-__all__ = ["same", "conv2d", "pool", "dense", "matmul",
+__all__ = ["same", "conv2d", "conv2d_transpose", "pool", "dense", "matmul",
            "batch_matmul", "batch_norm", "layer_norm", "softmax", "leaky_relu", "elu", "relu6",
            "hsigmoid", "gelu", "prelu", "clamp", "argmax", "reduce", "adaptive_avg_pool"]
 
@@ -57,6 +57,39 @@ def conv2d(ctx, node) -> None:
         top, bottom, left, right = (p,) * 4 if isinstance(p, int) else tuple(p)
         kw["pads"] = [top, left, bottom, right]
     ctx.add("Conv", list(node.inputs), list(node.outputs), **kw)
+
+
+def conv2d_transpose(ctx, node) -> None:
+    """Conv2DBackpropInput (Conv2DTranspose) -> ConvTranspose: the pads of the forward
+    convolution it inverts, and output_padding for the rows ONNX's formula leaves out."""
+    a = node.attrs
+    if a.get("data_format", "NCHW") != "NCHW":
+        raise ctx.unsupported(f"data_format {a['data_format']!r}")
+    kernel = _pair(a["kernel_size"], "kernel_size", ctx)
+    strides, dil = _pair(a.get("stride", 1), "stride", ctx), _pair(a.get("dilation", 1),
+                                                                    "dilation", ctx)
+    out_hw = list(a["input_size"])[-2:]
+    in_hw = ctx.shape(node.inputs[0])[-2:]
+    mode = str(a.get("pad_mode", "valid")).lower()
+    pad_list = a.get("pad_list")
+    if mode == "pad" or (pad_list is not None and any(pad_list)):
+        p = pad_list if pad_list is not None and any(pad_list) else a.get("pad", 0)
+        top, bottom, left, right = (p,) * 4 if isinstance(p, int) else tuple(p)
+    elif mode == "same":
+        spans = [max((math.ceil(o / s) - 1) * s + (k - 1) * d + 1 - o, 0)
+                 for o, s, k, d in zip(out_hw, strides, kernel, dil)]
+        top, bottom = spans[0] // 2, spans[0] - spans[0] // 2
+        left, right = spans[1] // 2, spans[1] - spans[1] // 2
+    else:
+        top = bottom = left = right = 0
+    begins, ends = (top, left), (bottom, right)
+    extra = [o - (s * (i - 1) + (k - 1) * d + 1 - b - e)
+             for o, i, s, k, d, b, e in zip(out_hw, in_hw, strides, kernel, dil, begins, ends)]
+    if any(x < 0 or x >= max(s, d) for x, s, d in zip(extra, strides, dil)):
+        raise ctx.unsupported(f"output size {tuple(out_hw)} has no ONNX output_padding here")
+    ctx.add("ConvTranspose", list(node.inputs[:2]), list(node.outputs), kernel_shape=kernel,
+            strides=strides, dilations=dil, group=int(a.get("group", 1)),
+            pads=[top, left, bottom, right], output_padding=extra)
 
 
 def pool(ctx, node) -> None:

@@ -9,7 +9,8 @@ _ARR = "ms_lite.onnx.export_array"
 EXPORTERS = {
     **dict.fromkeys(SAME_NAME, f"{_OPS}:same"),
     **dict.fromkeys(RENAMED, f"{_OPS}:same"),
-    "Conv2D": f"{_OPS}:conv2d", "MaxPool": f"{_OPS}:pool", "AvgPool": f"{_OPS}:pool",
+    "Conv2D": f"{_OPS}:conv2d", "Conv2DBackpropInput": f"{_OPS}:conv2d_transpose",
+    "MaxPool": f"{_OPS}:pool", "AvgPool": f"{_OPS}:pool",
     "Dense": f"{_OPS}:dense", "MatMul": f"{_OPS}:matmul", "BatchMatMul": f"{_OPS}:batch_matmul",
     "BatchNorm": f"{_OPS}:batch_norm", "LayerNorm": f"{_OPS}:layer_norm",
     "Softmax": f"{_OPS}:softmax", "LogSoftmax": f"{_OPS}:softmax",

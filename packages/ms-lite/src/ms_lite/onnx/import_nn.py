@@ -13,8 +13,8 @@ import numpy as np
 
 from ms_lite.onnx.context import ImportContext, Unsupported, attr
 
-__all__ = ["conv", "gemm", "matmul", "max_pool", "average_pool", "global_average_pool",
-           "global_max_pool", "batch_normalization", "layer_normalization"]
+__all__ = ["conv", "conv_transpose", "gemm", "matmul", "max_pool", "average_pool",
+           "global_average_pool", "global_max_pool", "batch_normalization", "layer_normalization"]
 
 
 def _explicit_pads(node, spatial, kernel, strides, dilations) -> list[int]:
@@ -63,6 +63,35 @@ def conv(ctx: ImportContext, node) -> None:
         return
     y = ctx.emit("Conv2D", [ctx.input(0), ctx.input(1)], attrs)[0]
     ctx.emit("Add", [y, _bias4d(ctx, 2, w.shape[0])], out=node.output[0])
+
+
+def conv_transpose(ctx: ImportContext, node) -> None:
+    """ConvTranspose (2-d) -> Conv2DBackpropInput (MindSpore's Conv2DTranspose): the input
+    gradient of the convolution whose weight ONNX's W is, at the output size ONNX states."""
+    x, w = ctx.in_spec(0), ctx.in_spec(1)
+    if len(w.shape) != 4:
+        raise Unsupported(f"only 2-d transposed convolution is translated; weight {w.shape}")
+    group = attr(node, "group", 1)
+    kernel = tuple(w.shape[2:])
+    strides = tuple(attr(node, "strides", [1, 1]))
+    dilations = tuple(attr(node, "dilations", [1, 1]))
+    extra = tuple(attr(node, "output_padding", [0, 0]))
+    if attr(node, "output_shape") is not None or attr(node, "auto_pad", "NOTSET") != "NOTSET":
+        raise Unsupported("output_shape / auto_pad forms are not translated (give pads)")
+    pads = list(attr(node, "pads", [0, 0, 0, 0]))
+    size = [s * (i - 1) + e + (k - 1) * d + 1 - pads[j] - pads[j + 2]
+            for j, (i, s, e, k, d) in enumerate(zip(x.shape[2:], strides, extra, kernel,
+                                                     dilations))]
+    top, left, bottom, right = pads[0], pads[1], pads[2] - extra[0], pads[3] - extra[1]
+    if bottom < 0 or right < 0:
+        raise Unsupported(f"output_padding {extra} larger than the end pads {pads[2:]}")
+    attrs = {"out_channel": w.shape[0], "kernel_size": kernel, "pad_mode": "pad",
+             "pad": (top, bottom, left, right), "stride": strides, "dilation": dilations,
+             "group": group, "input_size": (x.shape[0], w.shape[1] * group, *size)}
+    out = None if ctx.has(2) else node.output[0]
+    y = ctx.emit("Conv2DBackpropInput", [ctx.input(0), ctx.input(1)], attrs, out=out)[0]
+    if ctx.has(2):
+        ctx.emit("Add", [y, _bias4d(ctx, 2, w.shape[1] * group)], out=node.output[0])
 
 
 def gemm(ctx: ImportContext, node) -> None:

@@ -14,7 +14,8 @@ _ARRAY = "ms_lite.onnx.import_array"
 
 # ONNX operator type -> importer.
 IMPORTERS = {
-    "Conv": f"{_NN}:conv", "Gemm": f"{_NN}:gemm", "MatMul": f"{_NN}:matmul",
+    "Conv": f"{_NN}:conv", "ConvTranspose": f"{_NN}:conv_transpose", "Gemm": f"{_NN}:gemm",
+    "MatMul": f"{_NN}:matmul",
     "MaxPool": f"{_NN}:max_pool", "AveragePool": f"{_NN}:average_pool",
     "GlobalAveragePool": f"{_NN}:global_average_pool",
     "GlobalMaxPool": f"{_NN}:global_max_pool",
