@@ -90,7 +90,7 @@ def test_operator_without_template_is_named(tmp_path):
 
 def test_ram_budget_failure_names_the_peak_tensors(tmp_path, small_cnn):
     with pytest.raises(MemoryBudgetError, match=r"over the RAM budget of 1024 bytes.*c1 "
-                                                 r"\(4608 B\)"):
+                                                 r"\(4608 B, shared in place with s1\)"):
         generate(small_cnn(), tmp_path, ram_budget="1KB")
 
 
