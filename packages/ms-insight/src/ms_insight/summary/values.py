@@ -24,10 +24,11 @@ def _summary_pb2():
 
 
 def recordable(array) -> np.ndarray:
-    """``array`` as numpy can encode it: bfloat16 (an ml_dtypes type, which TensorBoard's
-    protos do not know) widens to float32; anything else is kept as it is."""
+    """``array`` as numpy can encode it: bfloat16 (an ml_dtypes type of kind "V", which
+    TensorBoard's protos do not know) widens to float32; anything else is kept as it is."""
     array = np.asarray(array)
-    return array.astype(np.float32) if array.dtype.name == "bfloat16" else array
+    # dtype.kind, not dtype.name: the name is computed in Python on every read (~10 us)
+    return array.astype(np.float32) if array.dtype.kind == "V" else array
 
 
 def check_value(kind: str, tag: str, array: np.ndarray) -> None:
