@@ -156,8 +156,36 @@ def test_pytorch_exported_models_convert(tmp_path):
             x = x.view(x.size(0), -1)
             return torch.softmax(torch.sigmoid(self.fc(x)) * 2 - 1, dim=1)
 
+    class Block(tnn.Module):
+        """Batch norm without conv bias, grouped strided conv, GELU, transposed conv,
+        concat, slicing, adaptive pooling, layer norm, attention-style matmuls, clamp."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv1 = tnn.Conv2d(3, 8, 3, padding=1, bias=False)
+            self.bn1 = tnn.BatchNorm2d(8)
+            self.conv2 = tnn.Conv2d(8, 8, 3, stride=2, padding=1, groups=2)
+            self.up = tnn.ConvTranspose2d(8, 4, 2, stride=2)
+            self.pool = tnn.AdaptiveAvgPool2d(1)
+            self.ln = tnn.LayerNorm(12)
+            self.fc = tnn.Linear(12, 6)
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            z = self.up(tnn.functional.gelu(self.conv2(y)))
+            z = torch.cat([z, x * 0.5, torch.sigmoid(x)], dim=1)[:, :, 1:, :]
+            g = self.pool(z).flatten(1)
+            t = torch.cat([g, g[:, :2]], dim=1)
+            h = self.ln(t).unsqueeze(1)
+            att = torch.softmax(h @ h.transpose(1, 2) / 3.0, dim=-1) @ h
+            return self.fc(att.squeeze(1)).clamp(-1, 1) + torch.tanh(t).mean(1, keepdim=True)
+
     torch.manual_seed(0)
-    models = {"small_cnn": (Small(), (2, 3, 8, 8)),
+    block = Block()
+    with torch.no_grad():  # batch-norm statistics that are not the identity
+        block.bn1.running_mean.uniform_(-0.5, 0.5)
+        block.bn1.running_var.uniform_(0.5, 2.0)
+    models = {"block": (block, (2, 3, 8, 8)), "small_cnn": (Small(), (2, 3, 8, 8)),
               "mlp": (tnn.Sequential(tnn.Linear(6, 16), tnn.Tanh(), tnn.Dropout(0.5),
                                      tnn.Linear(16, 3), tnn.LeakyReLU(0.1)), (4, 6))}
     for name, (model, shape) in models.items():
