@@ -56,6 +56,7 @@ def test_project_layout_and_library_includes(cnn_project):
     lib = (root / "src/net.c").read_text()
     assert "malloc" not in lib and "static uint8_t net_arena[" in lib
     assert "const float w_fw[512]" in (root / "src/weight.c").read_text()
+    assert "memmove" not in lib  # Flatten writes in place: it moves no data
     report = (root / "memory_plan.txt").read_text()
     assert f"arena: {cnn_project.arena_size} bytes" in report and "in place of" in report
 

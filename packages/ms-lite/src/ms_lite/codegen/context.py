@@ -53,7 +53,8 @@ class NodeContext:
     """One node as its template sees it: input/output types (``Value`` or None for an
     input left out), attributes, C pointers, and ``add_const`` for derived arrays."""
 
-    def __init__(self, node, graph, pointers: dict[str, str], weights: WeightTable):
+    def __init__(self, node, graph, pointers: dict[str, str], weights: WeightTable,
+                 offsets: dict[str, int] | None = None):
         self.node = node
         self.graph = graph
         self.attrs = node.attrs
@@ -61,6 +62,12 @@ class NodeContext:
         self.outputs = [graph.value(n) for n in node.outputs]
         self._pointers = pointers
         self._weights = weights
+        self._offsets = offsets or {}
+
+    def shares_memory(self, i: int = 0, o: int = 0) -> bool:
+        """Whether the planner put output ``o`` on input ``i``'s bytes (in place)."""
+        a = self._offsets.get(self.node.inputs[i]) if i < len(self.node.inputs) else None
+        return a is not None and a == self._offsets.get(self.node.outputs[o])
 
     def ptr(self, i: int) -> str:
         """The C expression of input ``i`` (``0`` when left out)."""

@@ -169,9 +169,10 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable) -> str:
         defines.append(f"#define {macro} (({ctype} *)(net_arena + {p.offset}))  /* {name} */")
         pointers[name] = macro
     pointers = _Pointers(pointers, graph.constants, weights)
+    offsets = {name: p.offset for name, p in plan.placements.items()}
     calls = []
     for node, t in zip(graph.nodes, templates):
-        ctx = NodeContext(node, graph, pointers, weights)
+        ctx = NodeContext(node, graph, pointers, weights, offsets)
         fields = ctx.fields(registry.primitive(node.op))
         if t.params is not None:
             fields.update(t.params(ctx))

@@ -347,7 +347,7 @@ def _unary(fn: str, expr: str) -> CTemplate:
 
 
 def _copy_params(ctx):
-    if ctx.ptr(0) == ctx.out_ptr(0):
+    if ctx.shares_memory(0, 0):
         return {"COPY": "/* in place: the planner gave the output the input's bytes */"}
     return {"COPY": f"memmove({ctx.out_ptr(0)}, {ctx.ptr(0)}, {ctx.fields_nbytes()});"}
 
