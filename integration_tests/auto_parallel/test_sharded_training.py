@@ -1,6 +1,7 @@
 """Semi-auto parallel on 2 and 4 ranks through the launcher: the sharded training step gives
 the single-process losses and Parameters (train_sharded.py asserts both on every rank), and
-random redistributions rebuild the right slices (redistribute_ranks.py)."""
+with optimizer parallel; random redistributions rebuild the right slices
+(redistribute_ranks.py)."""
 
 import pathlib
 
@@ -12,10 +13,16 @@ from ms_parallel.testing import run_ranks  # noqa: E402
 SCRIPT = pathlib.Path(__file__).with_name("train_sharded.py")
 
 
-@pytest.mark.parametrize("model", ["mlp", "block"])
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_sharded_training_equals_one_process(model, ranks):
-    proc = run_ranks(ranks, SCRIPT, "--model", model, "--steps", 3, timeout=240)
+@pytest.mark.parametrize("ranks, model, extra", [
+    (2, "mlp", ()), (4, "mlp", ()), (2, "block", ()), (4, "block", ()),
+    # optimizer parallel (ZeRO-1) with Momentum: data-parallel replicas on 2 ranks, a 2 x 2
+    # hybrid on 4, and the block's replicated LayerNorm parameters
+    (2, "mlp", ("--optimizer", "parallel", "--hybrid")),
+    (4, "mlp", ("--optimizer", "parallel", "--hybrid")),
+    (4, "block", ("--optimizer", "parallel")),
+])
+def test_sharded_training_equals_one_process(ranks, model, extra):
+    proc = run_ranks(ranks, SCRIPT, "--model", model, "--steps", 3, *extra, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = [line.split() for line in proc.stdout.splitlines() if line.startswith("step ")]
     assert len(lines) == 3

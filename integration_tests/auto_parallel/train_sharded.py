@@ -4,11 +4,14 @@ The network is written with ops Primitives and Megatron-style ``shard`` strategi
 ``N`` = the world size: the first MatMul cuts its weight's columns, the second its rows (its
 output is then a partial sum, all-reduced). Every rank captures the network, plans it with
 sharding propagation, keeps only its slices (``ShardedNet``) and trains with plain SGD;
-the same steps also run unsharded in the process. Rank 0 prints ``step K sharded L1 single
-L2`` per step; every rank asserts its losses and its final Parameter slices equal the
-unsharded run's (float64, so to 1e-10).
+the same steps also run unsharded in the process. ``--optimizer momentum`` trains with
+Momentum, ``parallel`` with Momentum under optimizer parallel (ZeRO-1); ``--hybrid`` cuts the
+MLP's batch in 2 as well, so that its weights have replicas. Rank 0 prints
+``step K sharded L1 single L2`` per step; every rank asserts its losses and its final
+Parameter slices equal the unsharded run's (float64, so to 1e-10).
 
-usage: train_sharded.py --model mlp|block --steps K
+usage: train_sharded.py --model mlp|block --steps K [--optimizer sgd|momentum|parallel]
+       [--hybrid]
 """
 
 import argparse
@@ -32,6 +35,7 @@ from ms_ops import (
 )
 from ms_parallel.auto.execute import ShardedNet
 from ms_parallel.auto.graph import capture
+from ms_parallel.auto.optimizer_parallel import ShardedMomentum
 from ms_parallel.auto.planner import plan
 from ms_parallel.auto.topology import Topology
 from ms_parallel.management import get_group_size, get_rank, init
@@ -40,6 +44,10 @@ from ms_tensor import Parameter, Tensor
 p = argparse.ArgumentParser()
 p.add_argument("--model", choices=("mlp", "block"), default="mlp")
 p.add_argument("--steps", type=int, default=3)
+p.add_argument("--optimizer", choices=("sgd", "momentum", "parallel"), default="sgd",
+               help="parallel: Momentum with optimizer parallel (ZeRO-1)")
+p.add_argument("--hybrid", action="store_true",
+               help="MLP: batch cut in 2 and the weights in n/2 (replicas to shard state over)")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -55,9 +63,10 @@ class MLP(Cell):
         super().__init__()
         self.w1, self.w2 = param("w1", 16, 32), param("w2", 32, 8)
         self.b2 = param("b2", 8)
-        self.mm1 = MatMul().shard(((1, 1), (1, n)))  # column parallel
+        d, m = (2, n // 2) if args.hybrid else (1, n)
+        self.mm1 = MatMul().shard(((d, 1), (1, m)))  # column parallel
         self.relu = ReLU()
-        self.mm2 = MatMul().shard(((1, n), (n, 1)))  # row parallel: partial sums
+        self.mm2 = MatMul().shard(((d, m), (m, 1)))  # row parallel: partial sums
         self.add = Add()
         self.loss = SoftmaxCrossEntropyWithLogits()
         self.mean = ReduceMean()
@@ -115,25 +124,31 @@ result = plan(capture(net, x, labels), Topology(device_num=n), "sharding_propaga
 sharded = ShardedNet(result, rank, full)
 # Each rank holds only its slices: the column-parallel weight's columns, the row-parallel's rows.
 first, second = ("w1", "w2") if args.model == "mlp" else ("ffn1", "ffn2")
-assert sharded.params[first].shape == (full[first].shape[0], full[first].shape[1] // n)
-assert sharded.params[second].shape == (full[second].shape[0] // n, full[second].shape[1])
+m = n // 2 if args.hybrid else n
+assert sharded.params[first].shape == (full[first].shape[0], full[first].shape[1] // m)
+assert sharded.params[second].shape == (full[second].shape[0] // m, full[second].shape[1])
+optimizer = ShardedMomentum(sharded, 0.1, 0.9 if args.optimizer != "sgd" else 0.0,
+                            parallel_optimizer=args.optimizer == "parallel")
+if args.optimizer == "parallel":  # each holder of a replicated slice keeps 1/r of its state
+    for name, prm in sharded.params.items():
+        r = len(sharded.replica_ranks(name))
+        assert optimizer.state[name].size == prm.asnumpy().size // r, name
+accum = {p.name: np.zeros(p.shape) for p in net.trainable_params()}
 names = sorted(sharded.params)
 step = value_and_grad(sharded.loss_for_grad, None, [sharded.params[k] for k in names])
 single = value_and_grad(net, None, net.trainable_params())
-lr = 0.1
+lr, mom = 0.1, (0.0 if args.optimizer == "sgd" else 0.9)
 for k in range(args.steps):
     share, grads = step(x, labels)
-    grads = sharded.reduce_gradients(dict(zip(names, grads)))
     loss_ref, grads_ref = single(x, labels)
     loss = float(share.asnumpy()) * n
     assert abs(loss - float(loss_ref.asnumpy())) < 1e-10, (k, loss, loss_ref)
     if rank == 0:
         print(f"step {k} sharded {loss:.12f} single {float(loss_ref.asnumpy()):.12f}", flush=True)
-    for name in names:
-        prm = sharded.params[name]
-        prm.set_data(Tensor(prm.asnumpy() - lr * grads[name].asnumpy()))
+    optimizer.step(dict(zip(names, grads)))
     for prm, g in zip(net.trainable_params(), grads_ref):
-        prm.set_data(Tensor(prm.asnumpy() - lr * g.asnumpy()))
+        accum[prm.name] = mom * accum[prm.name] + g.asnumpy()
+        prm.set_data(Tensor(prm.asnumpy() - lr * accum[prm.name]))
 
 from ms_parallel.auto.simulate import local_slice  # noqa: E402
 

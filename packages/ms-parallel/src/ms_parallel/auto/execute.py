@@ -157,19 +157,26 @@ class ShardedNet:
         """The rank's share of the objective: the ranks' shares sum to the loss."""
         return F.div(self.loss(*inputs), float(self.n))
 
+    def replica_ranks(self, name: str) -> list[int]:
+        """The ranks holding the same slice of Parameter ``name`` as this one, ascending."""
+        lay = self.param_layout[name]
+        used = {a for axes in lay.tensor_map for a in axes}
+        return self._ranks_along(lay.dev_matrix,
+                                 [a for a in range(len(lay.dev_matrix)) if a not in used])
+
+    def group(self, ranks) -> str:
+        """The communication group this net made for those ranks."""
+        return self._group(ranks)
+
     def reduce_gradients(self, grads: dict) -> dict:
         """Sum each Parameter slice's gradient over the ranks that hold the same slice."""
         from ms_parallel.reduce_ops import AllReduce
 
         out = {}
         for name, g in grads.items():
-            lay = self.param_layout[name]
-            used = {a for axes in lay.tensor_map for a in axes}
-            ranks = self._ranks_along(lay.dev_matrix, [a for a in range(len(lay.dev_matrix))
-                                                       if a not in used])
+            ranks = self.replica_ranks(name)
             out[name] = AllReduce(g, "sum", self._group(ranks)) if len(ranks) > 1 else g
         return out
-
 
 def redistribute(x, src: TensorLayout, dst: TensorLayout, shape, rank: int, group_for,
                  itemsize: int = 4, topology=None):
