@@ -62,6 +62,10 @@ def test_record_errors_name_the_problem(tmp_path):
         record.add_value("scalar", "x", "1.0")
     with pytest.raises(TypeError, match="step must be an int"):
         record.record(1.5)
+    record.set_mode("eval")
+    assert record.mode == "eval"
+    with pytest.raises(ValueError, match="'train' or 'eval'"):
+        record.set_mode("test")
     record.close()
     record.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):

@@ -93,9 +93,14 @@ class SummaryRecord:
         """The path of the event file this record writes."""
         return self._writer._file_name
 
+    @property
+    def mode(self) -> str:
+        """``"train"`` or ``"eval"`` (``set_mode``)."""
+        return self._mode
+
     def set_mode(self, mode: str) -> None:
-        """``"train"`` or ``"eval"``: eval data goes to the same file (MindSpore keeps
-        summary operators' values in eval too)."""
+        """Mark the phase, ``"train"`` or ``"eval"``, for the code that records; the
+        data of both go to the same file alike (summary operators run in eval too)."""
         if mode not in ("train", "eval"):
             raise ValueError(f"SummaryRecord.set_mode: mode must be 'train' or 'eval', got "
                              f"{mode!r}")
