@@ -1,8 +1,11 @@
 """Train the main job's LeNet5 (examples/lenet.py's dataset, network, loss, optimizer and
 Model.train) and save the checkpoint the lite tests and bench_lite.py start from.
 
-Run: ``python integration_tests/lite/train_lenet.py [--epochs 25]`` (writes
-``integration_tests/lite/data/lenet5_digits.ckpt``; about 10 s per epoch on one core).
+Run: ``python integration_tests/lite/train_lenet.py [--epochs 25] [--lr 0.01]
+[--target 0.95]`` (writes ``integration_tests/lite/data/lenet5_digits.ckpt`` after every
+epoch; about 10 s per epoch on an idle core). The committed checkpoint came from
+``--epochs 12 --lr 0.03 --target 0.95``: the seed's lr of 0.01 leaves the TruncatedNormal
+plateau only after about 20 epochs.
 """
 
 import argparse
@@ -24,22 +27,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--target", type=float, default=1.0,
+                        help="stop once the test accuracy reaches this")
     args = parser.parse_args(argv)
     ms.set_seed(args.seed)
     ds.config.set_seed(args.seed)
     data_dir = ds.bundled.digits_dir()
     network = lenet.LeNet5(10)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(network.trainable_params(), 0.01, 0.9)
+    opt = nn.Momentum(network.trainable_params(), args.lr, 0.9)
     model = ms.Model(network, loss, opt, metrics={"Accuracy": nn.Accuracy()})
-    model.train(args.epochs, lenet.create_dataset(data_dir, "train"),
-                callbacks=[ms.LossMonitor(per_print_times=46)], dataset_sink_mode=False)
-    acc = model.eval(lenet.create_dataset(data_dir, "test", training=False),
-                     dataset_sink_mode=False)["Accuracy"]
-    print(f"test accuracy {acc:.2%}")
+    test = lenet.create_dataset(data_dir, "test", training=False)
+    train = lenet.create_dataset(data_dir, "train")
     CKPT.parent.mkdir(exist_ok=True)
-    ms.save_checkpoint(network, str(CKPT))
-    print(f"wrote {CKPT}")
+    for epoch in range(args.epochs):  # saved every epoch: a long run stopped early keeps it
+        model.train(1, train, callbacks=[ms.LossMonitor(per_print_times=46)],
+                    dataset_sink_mode=False)
+        acc = model.eval(test, dataset_sink_mode=False)["Accuracy"]
+        ms.save_checkpoint(network, str(CKPT))
+        print(f"epoch {epoch + 1}: test accuracy {acc:.2%}, wrote {CKPT}", flush=True)
+        if acc >= args.target:
+            break
 
 
 if __name__ == "__main__":

@@ -38,33 +38,41 @@ class QuantConfig:
     source: str = ""
 
     def calibration(self, input_name: str, shape: tuple, dtype) -> list[np.ndarray]:
-        """The calibration samples for one input, each of ``shape``."""
+        """The calibration batches for one input: arrays whose dimensions after the first
+        are the input's (the batch size may differ from the model's)."""
         path = self.calibrate_path.get(input_name)
         if path is None:
             raise ConfigError(f"{self.source}: [data_preprocess_param] calibrate_path has no "
                               f"entry for the model input {input_name!r}")
         if os.path.isfile(path):
             batch = np.load(path)
-            samples = [batch[i:i + shape[0]] for i in range(0, len(batch), shape[0])]
+            samples = [batch[i:i + self.calibrate_size]
+                       for i in range(0, min(len(batch), self.calibrate_size),
+                                      max(self.calibrate_size, 1))]
         elif os.path.isdir(path):
             files = sorted(os.listdir(path))[:self.calibrate_size]
             samples = [_sample(os.path.join(path, f), shape, dtype) for f in files]
         else:
             raise ConfigError(f"{self.source}: calibrate_path {path!r} does not exist")
-        samples = [s.astype(dtype, copy=False) for s in samples if s.shape == tuple(shape)]
+        samples = [s.astype(dtype, copy=False) for s in samples
+                   if s.ndim == len(shape) and s.shape[1:] == tuple(shape[1:])]
         if not samples:
-            raise ConfigError(f"{self.source}: no calibration sample of shape {tuple(shape)} "
-                              f"in {path!r}")
-        return samples[:self.calibrate_size]
+            raise ConfigError(f"{self.source}: no calibration sample of shape "
+                              f"(N,) + {tuple(shape[1:])} in {path!r}")
+        return samples
 
 
 def _sample(path: str, shape, dtype) -> np.ndarray:
+    """One sample file: a .npy, or raw values (.bin) of one input of ``shape``."""
     if path.endswith(".npy"):
-        return np.load(path)
+        a = np.load(path)
+        return a[None] if a.ndim == len(shape) - 1 else a
     raw = np.fromfile(path, dtype=dtype)
-    if raw.size != int(np.prod(shape)):
-        raise ConfigError(f"{path}: {raw.size} values, the input needs {int(np.prod(shape))}")
-    return raw.reshape(shape)
+    one = int(np.prod(shape[1:]))
+    if one == 0 or raw.size % one:
+        raise ConfigError(f"{path}: {raw.size} values, not a whole number of samples of "
+                          f"shape {tuple(shape[1:])}")
+    return raw.reshape((-1,) + tuple(shape[1:]))
 
 
 def read_config(path) -> QuantConfig:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ms_lite.ir import Graph
 from ms_lite.runtime.executor import Executor
+from ms_lite.runtime.shapes import resized
 
 __all__ = ["calibrate"]
 
@@ -19,7 +20,8 @@ def calibrate(graph: Graph, samples: list[list[np.ndarray]]) -> dict[str, tuple[
         key = tuple(a.shape for a in inputs)
         ex = execs.get(key)
         if ex is None:
-            ex = execs[key] = Executor(graph, list(key))
+            same = list(key) == [v.shape for v in graph.inputs]
+            ex = execs[key] = Executor(graph if same else resized(graph, list(key)), list(key))
         for name, a in ex.run_all(inputs).items():
             if a is None or a.dtype.kind != "f" or a.size == 0:
                 continue

@@ -164,6 +164,6 @@ def full_quant(graph: Graph, report, config) -> Graph:
     rw = _Rewriter(graph, ranges, report)
     rw.run()
     drop_unused_constants(graph)
-    report.note(f"FULL_QUANT: calibrated on {len(samples)} samples "
+    report.note(f"FULL_QUANT: calibrated on {sum(len(s[0]) for s in samples)} samples "
                 f"({config.activation_quant_method}); inputs and outputs stay float32")
     return graph.validate()

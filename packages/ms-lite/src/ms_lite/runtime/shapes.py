@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 
-from ms_lite.ir import Graph, IRError
+from ms_lite.ir import Graph
 
 __all__ = ["resized"]
 
@@ -24,6 +24,9 @@ def resized(graph: Graph, shapes: list[tuple]) -> Graph:
         if len(s) != len(v.shape):
             raise ValueError(f"input {v.name!r} has rank {len(v.shape)}; cannot resize it "
                              f"to {tuple(s)}")
+    from ms_lite.runtime.executor import Executor
+
+    old_shapes = {k: v.shape for k, v in Executor(graph).specs.items()}
     out = copy.copy(graph)
     out.nodes = list(graph.nodes)
     new_batch = {v.name: s[0] for v, s in zip(graph.inputs, shapes) if len(s)}
@@ -32,12 +35,9 @@ def resized(graph: Graph, shapes: list[tuple]) -> Graph:
         if node.op != "Reshape" or "input_shape" not in node.attrs:
             continue
         target = tuple(node.attrs["input_shape"])
-        try:
-            src = graph.value(node.inputs[0])
-        except IRError:
-            continue
-        old = src.shape[0] if src.shape else None
-        batch = _follows(graph, node.inputs[0], old_batch, new_batch)
+        src = old_shapes.get(node.inputs[0], ())
+        old = src[0] if src else None
+        batch = _follows(src, old_batch, new_batch)
         if target and old is not None and target[0] == old and batch is not None:
             node = copy.copy(node)
             node.attrs = dict(node.attrs, input_shape=(batch,) + target[1:])
@@ -45,12 +45,8 @@ def resized(graph: Graph, shapes: list[tuple]) -> Graph:
     return out
 
 
-def _follows(graph: Graph, name: str, old_batch: dict, new_batch: dict):
-    """The new leading dimension of tensor ``name`` if it is a graph input's batch."""
-    try:
-        shape = graph.value(name).shape
-    except IRError:
-        return None
+def _follows(shape: tuple, old_batch: dict, new_batch: dict):
+    """The new leading dimension of a tensor of ``shape`` if it is a graph input's batch."""
     for inp, old in old_batch.items():
         if shape and shape[0] == old:
             return new_batch[inp]
