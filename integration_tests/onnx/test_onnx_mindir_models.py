@@ -113,6 +113,22 @@ from mindspore import nn
 for model, x, y in zip(*[iter(sys.argv[1:])] * 3):
     net = nn.GraphCell(ms.load(model))
     np.save(y, net(ms.Tensor(np.load(x))).asnumpy())
+
+class LeNet5(nn.Cell):  # and MindSpore's own export of the seed's LeNet5, for the converter
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.fc1, self.fc2, self.fc3 = nn.Dense(400, 120), nn.Dense(120, 84), nn.Dense(84, 10)
+        self.relu, self.pool, self.flatten = nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten()
+    def construct(self, x):
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.flatten(self.pool(self.relu(self.conv2(x))))
+        return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+ms.set_seed(0)
+net, x = LeNet5(), ms.Tensor(np.load(sys.argv[2]))
+ms.export(net, x, file_name="ms_lenet", file_format="MINDIR")
+np.save("ms_lenet_y.npy", net(x).asnumpy())
 """
 
 
@@ -132,11 +148,43 @@ def test_real_mindspore_runs_our_mindir(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(_MS_RUN)
     proc = subprocess.run([MS_PYTHON, str(script), *args], capture_output=True, text=True,
-                          timeout=240)
+                          timeout=240, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     for name, want in expected.items():
         got = np.load(tmp_path / f"{name}_y.npy")
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
+    # MindSpore's own LeNet5 file -> microspore_lite.Converter -> the lite runtime
+    x = np.load(tmp_path / "lenet5_x.npy")
+    got = _convert_and_run("MINDIR", tmp_path / "ms_lenet.mindir", tmp_path / "ms_lenet", x)
+    np.testing.assert_allclose(got, np.load(tmp_path / "ms_lenet_y.npy"), rtol=1e-5, atol=1e-6)
+
+
+def _convert_and_run(fmk: str, model_file, output_file, x):
+    """MindSpore Lite's Python flow: Converter().convert, then Model.build_from_file."""
+    import microspore_lite as mslite
+
+    mslite.Converter().convert(fmk_type=getattr(mslite.FmkType, fmk), model_file=str(model_file),
+                               output_file=str(output_file))
+    context = mslite.Context()
+    context.target = ["cpu"]
+    model = mslite.Model()
+    model.build_from_file(f"{output_file}.ms", mslite.ModelType.MINDIR_LITE, context)
+    inputs = model.get_inputs()
+    inputs[0].set_data_from_numpy(x)
+    return model.predict(inputs)[0].get_data_to_numpy()
+
+
+def test_onnx_through_the_lite_converter(tmp_path):
+    """An ONNX file -> microspore_lite.Converter (fmk ONNX, read by this importer) -> the lite
+    runtime equals onnxruntime."""
+    net = _lenet()
+    net.set_train(False)
+    x = np.random.default_rng(2).standard_normal((1, 1, 32, 32)).astype(np.float32)
+    path = tmp_path / "lenet.onnx"
+    export_onnx(from_cell(net, x), path)
+    got = _convert_and_run("ONNX", path, tmp_path / "lenet", x)
+    want = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_pytorch_exported_models_convert(tmp_path):
