@@ -37,3 +37,14 @@ def test_random_redistributions_on_real_ranks(ranks, seed):
     proc = run_ranks(ranks, script, "--cases", 40, "--seed", seed, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "checked 40" in proc.stdout
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_sharded_checkpoints_merge_into_one_and_load_back(ranks, tmp_path):
+    proc = run_ranks(ranks, SCRIPT, "--model", "mlp", "--hybrid", "--steps", 1, "--ckpt",
+                     tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "merged ok" in proc.stdout
+    assert sum(f"rank {r} loaded ok" in proc.stdout for r in range(ranks)) == ranks
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("rank_")) == \
+        [f"rank_{r}.ckpt" for r in range(ranks)]

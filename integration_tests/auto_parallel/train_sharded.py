@@ -48,6 +48,7 @@ p.add_argument("--optimizer", choices=("sgd", "momentum", "parallel"), default="
                help="parallel: Momentum with optimizer parallel (ZeRO-1)")
 p.add_argument("--hybrid", action="store_true",
                help="MLP: batch cut in 2 and the weights in n/2 (replicas to shard state over)")
+p.add_argument("--ckpt", help="save the slices here, merge them, and load a whole checkpoint back")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -156,3 +157,27 @@ for prm in net.trainable_params():
     want = local_slice(prm.asnumpy(), sharded.param_layout[prm.name], rank)
     np.testing.assert_allclose(sharded.params[prm.name].asnumpy(), want, atol=1e-10)
 print(f"rank {rank} ok", flush=True)
+if args.ckpt:
+    import os
+
+    from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
+    from ms_parallel.auto.checkpoint import load_sharded, merge_checkpoints, save_sharded
+    from ms_parallel.comm_func import barrier
+
+    save_sharded(sharded, args.ckpt)
+    barrier()
+    if rank == 0:
+        merge_checkpoints(args.ckpt, os.path.join(args.ckpt, "merged.ckpt"))
+        merged = load_checkpoint(os.path.join(args.ckpt, "merged.ckpt"))
+        for prm in net.trainable_params():
+            np.testing.assert_allclose(merged[prm.name].asnumpy(), prm.asnumpy(), atol=1e-10)
+        save_checkpoint(net, os.path.join(args.ckpt, "single.ckpt"))
+        print("merged ok", flush=True)
+    barrier()
+    for prm in sharded.params.values():
+        prm.set_data(Tensor(np.zeros(prm.shape)))
+    load_sharded(sharded, os.path.join(args.ckpt, "single.ckpt"))
+    for prm in net.trainable_params():
+        want = local_slice(prm.asnumpy(), sharded.param_layout[prm.name], rank)
+        np.testing.assert_array_equal(sharded.params[prm.name].asnumpy(), want)
+    print(f"rank {rank} loaded ok", flush=True)
