@@ -4,8 +4,8 @@ Model.train) and save the checkpoint the lite tests and bench_lite.py start from
 Run: ``python integration_tests/lite/train_lenet.py [--epochs 25] [--lr 0.01]
 [--target 0.95]`` (writes ``integration_tests/lite/data/lenet5_digits.ckpt`` after every
 epoch; about 10 s per epoch on an idle core). The committed checkpoint came from
-``--epochs 12 --lr 0.03 --target 0.95``: the seed's lr of 0.01 leaves the TruncatedNormal
-plateau only after about 20 epochs.
+``--epochs 12 --lr 0.03 --target 0.95`` (96.30% after 10 epochs): the seed's lr of 0.01
+leaves the TruncatedNormal plateau only after about 20 epochs.
 """
 
 import argparse
