@@ -102,3 +102,13 @@ def test_lenet_graph_cell_and_load(trained):
     x = test[0][0]
     np.testing.assert_allclose(cell(ms.Tensor(x)).asnumpy(), net(ms.Tensor(x)).asnumpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_lenet_onnx_in_onnxruntime_equals_eager(trained):
+    ort = pytest.importorskip("onnxruntime")
+    net, test, tmp, _ = trained
+    x = test[0][0]
+    path = ms.export(net, ms.Tensor(x), file_name=str(tmp / "lenet"), file_format="ONNX")
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    np.testing.assert_allclose(got, net(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-5)
