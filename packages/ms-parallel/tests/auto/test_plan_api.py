@@ -1,6 +1,4 @@
 import json
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -120,17 +118,6 @@ def test_cli_plans_a_script_for_many_simulated_devices(tmp_path, capsys):
     assert json.loads(out.read_text())["device_num"] == 1024
     assert main(["plan", str(script), "--devices", "64", "--topology", "8x4"]) == 2
     assert "has 32 devices, --devices says 64" in capsys.readouterr().err
-
-
-def test_microspore_parallel_plan_command(tmp_path):
-    script = tmp_path / "train.py"
-    script.write_text(NET)
-    proc = subprocess.run([sys.executable, "-m", "microspore", "parallel", "plan", str(script),
-                           "--devices", "4", "--search-mode", "dynamic_programming"],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert "MatMul-0" in proc.stdout and "[[2,1],[1,2]]" not in proc.stdout
-    assert "((2,1),(1,2))" in proc.stdout
 
 
 def test_a_parameter_held_twice_is_one_parameter():
