@@ -175,6 +175,8 @@ def max_pool(ctx: ImportContext, node) -> None:
     elif plain and pads == _same_pads(x, kernel, strides):
         ctx.emit("MaxPool", [ctx.input(0)], {"kernel_size": kernel, "strides": strides,
                                              "pad_mode": "SAME"}, out=node.output[0])
+    elif dilations != (1, 1):
+        raise Unsupported(f"dilated max pooling {dilations} is not translated (no CPU kernel)")
     elif pads[:2] == pads[2:]:
         ctx.emit("MaxPoolWithArgmaxV2", [ctx.input(0)],
                  {"kernel_size": kernel, "strides": strides, "pads": tuple(pads[:2]),
