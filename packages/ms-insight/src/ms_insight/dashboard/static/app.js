@@ -151,4 +151,8 @@ function markLoaded(root) {
   });
 }
 
-loadRuns().catch((e) => { document.body.append(el("p", {class: "error"}, String(e))); });
+function start() {
+  loadRuns().catch((e) => { document.body.append(el("p", {class: "error"}, String(e))); });
+}
+window.addEventListener("hashchange", start);  // a pasted link to another sample
+start();
