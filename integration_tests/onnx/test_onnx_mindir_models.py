@@ -86,6 +86,29 @@ def test_onnx_round_trip_through_convert(net_and_input, tmp_path):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_microspore_convert_command(tmp_path):
+    """The registered command, as a user runs it."""
+    net = MLP()
+    net.set_train(False)
+    x = np.ones((3, 20), np.float32)
+    export_onnx(from_cell(net, x), tmp_path / "mlp.onnx")
+    out = tmp_path / "cli_pkg"
+    proc = subprocess.run([sys.executable, "-m", "microspore", "convert",
+                           str(tmp_path / "mlp.onnx"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "wrote" in proc.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["__init__.py", "model.py",
+                                                     "model.safetensors", "report.txt"]
+    text = (out / "model.py").read_text()
+    assert "class Model(nn.Cell):" in text and "def construct(self, x):" in text
+    np.testing.assert_allclose(_load_package(out)(ms.Tensor(x)).asnumpy(),
+                               net(ms.Tensor(x)).asnumpy(), rtol=1e-5, atol=1e-6)
+    help_text = subprocess.run([sys.executable, "-m", "microspore", "--help"],
+                               capture_output=True, text=True, timeout=120).stdout
+    assert "convert" in help_text
+
+
 def _load_package(directory: Path):
     name = f"converted_{directory.name}_{abs(hash(str(directory)))}"
     spec = importlib.util.spec_from_file_location(name, directory / "__init__.py",
