@@ -17,7 +17,15 @@ Cases, each a function in ``CASES`` that returns its rows (add a case by adding 
 All rows of a case run in this process, interleaved round by round (A B C A B C ...);
 the table shows medians and each row's time relative to the case's first row.
 
-Usage: ``python benchmarks/bench_insight.py [--quick] [--case summary|profiler]``
+* ``explainers`` -- seconds per explained image on LeNet5 (random weights from
+  ``ms_insight.explainer.testing``): Gradient, Deconvolution, GuidedBackprop and GradCAM
+  (layer conv2) on a batch of 32, Occlusion (3x3 window, stride 1) and RISE (500 masks) on
+  2 images; next to Captum's Saliency, Deconvolution, GuidedBackprop, LayerGradCam and
+  Occlusion on the same weights and images where torch and captum are installed
+  (explanations per second = 1 / median).
+
+Usage: ``python benchmarks/bench_insight.py [--quick] [--rounds N] [--cpu-time]
+[--case summary|profiler|explainers]``
 """
 
 from __future__ import annotations
@@ -25,12 +33,14 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 
 import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
 import numpy as np
 from _common import QUICK_NOTE, load_line, machine, median_iqr, num, run_rounds, timed
 
-SUMMARY_STEPS = 10  # timed LeNet5 steps per sample
+SUMMARY_STEPS = 5  # timed LeNet5 steps per sample
+_CPU_TIME = []  # set by --cpu-time: the summary case measures process CPU time
 CHAIN_REPS = 5  # chains of 1,000 operators per sample
 
 
@@ -100,7 +110,12 @@ def case_summary(quick: bool) -> list:
         def in_mode(fn, mode=mode):
             def run():
                 ms.set_context(mode=mode)
-                return timed(fn, SUMMARY_STEPS)
+                if not _CPU_TIME:
+                    return timed(fn, SUMMARY_STEPS)
+                t = time.process_time()
+                for _ in range(SUMMARY_STEPS):
+                    fn()
+                return (time.process_time() - t) / SUMMARY_STEPS
             return run
 
         def with_record(train=plain, record=record, count=count):
@@ -159,14 +174,119 @@ def case_profiler(quick: bool) -> list:
             _Row("profiler (per operator)", "Profiler running", on)]
 
 
-CASES = {"summary": case_summary, "profiler": case_profiler}
+EXPLAIN_BATCH = 32  # images per explainer call (gradient methods)
+PERTURB_BATCH = 2  # perturbation methods forward ~900 (Occlusion) or 500 (RISE) images each
+
+
+def _torch_lenet(weights):
+    """The same LeNet5 in PyTorch with microspore's weights, or None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    tnn = torch.nn
+
+    class LeNet5(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = tnn.Conv2d(1, 6, 5, bias=False)
+            self.conv2 = tnn.Conv2d(6, 16, 5, bias=False)
+            self.fc1, self.fc2, self.fc3 = (tnn.Linear(400, 120), tnn.Linear(120, 84),
+                                            tnn.Linear(84, 10))
+            self.relu1, self.relu2, self.relu3, self.relu4 = (tnn.ReLU() for _ in range(4))
+            self.pool = tnn.MaxPool2d(2, 2)
+
+        def forward(self, x):
+            x = self.pool(self.relu1(self.conv1(x)))
+            x = self.pool(self.relu2(self.conv2(x)))
+            x = self.relu3(self.fc1(x.flatten(1)))
+            return self.fc3(self.relu4(self.fc2(x)))
+
+    net = LeNet5().eval()
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            p.copy_(torch.from_numpy(weights[name]))
+    return net
+
+
+def case_explainers(quick: bool) -> list:
+    """Explanations per image on LeNet5: microspore's explainers and Captum's on the same
+    weights and images (Captum rows only where torch and captum are installed)."""
+    import ms_nn as nn
+    from ms_insight import explainer as xai
+    from ms_insight.explainer.testing import LeNet5, load_weights, random_weights
+
+    weights = random_weights(LeNet5(), 0)
+    net = load_weights(LeNet5(), weights)
+    rng = np.random.default_rng(0)
+    x = rng.random((EXPLAIN_BATCH, 1, 32, 32), dtype=np.float32)
+    t = rng.integers(0, 10, EXPLAIN_BATCH)
+    sm = nn.Softmax()
+    ours = {"Gradient": xai.Gradient(net), "Deconvolution": xai.Deconvolution(net),
+            "GuidedBackprop": xai.GuidedBackprop(net), "GradCAM": xai.GradCAM(net, "conv2"),
+            "Occlusion": xai.Occlusion(net, sm, perturbation_per_eval=256),
+            "RISE (500 masks)": xai.RISE(net, sm, perturbation_per_eval=250, num_masks=500,
+                                         seed=0)}
+    theirs = _captum(weights, x, t)
+    rows = []
+    for name, explainer in ours.items():
+        n = EXPLAIN_BATCH if name in ("Gradient", "Deconvolution", "GuidedBackprop",
+                                      "GradCAM") else PERTURB_BATCH
+        case = f"explain {name}, per image (batch {n})"
+        rows.append(_Row(case, "microspore", lambda e=explainer, n=n: timed(
+            lambda: e(x[:n], t[:n].tolist()), 1) / n))
+        if name in theirs:
+            rows.append(_Row(case, "Captum (PyTorch)",
+                             lambda f=theirs[name], n=n: timed(lambda: f(n), 1) / n))
+    return rows
+
+
+def _captum(weights, x, t) -> dict:
+    """Captum's counterparts as ``{name: fn(n)}``; empty without torch + captum."""
+    net = _torch_lenet(weights)
+    try:
+        import captum.attr as ca
+        import torch
+    except ImportError:
+        return {}
+    if net is None:
+        return {}
+    torch.set_num_threads(_common.THREADS)
+    xt, tt = torch.from_numpy(x), torch.from_numpy(t)
+    probs = torch.nn.Sequential(net, torch.nn.Softmax(dim=1)).eval()
+    saliency, deconv, guided = ca.Saliency(net), ca.Deconvolution(net), ca.GuidedBackprop(net)
+    gradcam, occlusion = ca.LayerGradCam(net, net.conv2), ca.Occlusion(probs)
+
+    def amax(a):
+        return a.abs().amax(dim=1, keepdim=True).detach()
+
+    def cam(n):
+        a = gradcam.attribute(xt[:n], tt[:n], relu_attributions=True)
+        return ca.LayerAttribution.interpolate(a, (32, 32), "bilinear").detach()
+
+    return {"Gradient": lambda n: amax(saliency.attribute(xt[:n], tt[:n], abs=True)),
+            "Deconvolution": lambda n: amax(deconv.attribute(xt[:n], tt[:n])),
+            "GuidedBackprop": lambda n: amax(guided.attribute(xt[:n], tt[:n])),
+            "GradCAM": cam,
+            "Occlusion": lambda n: occlusion.attribute(
+                xt[:n], (1, 3, 3), strides=(1, 1, 1), target=tt[:n], baselines=0,
+                perturbations_per_eval=256).detach()}
+
+
+CASES = {"summary": case_summary, "profiler": case_profiler, "explainers": case_explainers}
 
 
 def main(argv=None) -> int:
     p = _common.arg_parser(__doc__, list(CASES))
+    p.add_argument("--rounds", type=int, default=15, help="timed rounds (default 15)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="summary case: CPU time of the process (all its threads, the event "
+                        "writer's too) instead of wall time, steadier on a busy machine")
     args = p.parse_args(argv)
+    if args.cpu_time:
+        _CPU_TIME.append(True)
     cases = args.case or list(CASES)
-    rounds, warmup = (3, 1) if args.quick else (15, 2)
+    rounds, warmup = (3, 1) if args.quick else (args.rounds, 2)
     before = os.getloadavg()[0]
     print(machine())
     print(f"Medians over {rounds} rounds after {warmup} warm-up rounds; rows interleaved "
