@@ -95,3 +95,19 @@ def test_cli_bad_arguments(tmp_path, capsys):
     assert "missing.onnx" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([str(tmp_path / "m.onnx"), "--out", "o", "--input-shape", "x:1,a"])
+
+
+def test_external_weight_data_is_read(tmp_path, onnx_tools):
+    make_model, run_ort, run_graph = onnx_tools
+    w = np.arange(24, dtype=np.float32).reshape(4, 6)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       {"x": np.ones((2, 4), np.float32)}, ["y"], {"w": w})
+    onnx.save(model, str(tmp_path / "m.onnx"), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="m.weights", size_threshold=0)
+    assert (tmp_path / "m.weights").exists()
+    g = import_onnx(str(tmp_path / "m.onnx")).graph
+    x = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(run_graph(g, {"x": x})[0], x @ w)
+    (tmp_path / "m.weights").unlink()
+    with pytest.raises(OnnxFileError, match="m.onnx: cannot read its external weight data"):
+        import_onnx(str(tmp_path / "m.onnx"))

@@ -113,6 +113,14 @@ def load_model(source):
     if not model.HasField("graph") or not model.graph.node and not model.graph.output:
         raise OnnxFileError(f"{what}: not an ONNX model (no graph in the file; "
                             f"{len(data)} bytes)")
+    if what != "<bytes>" and any(t.data_location == onnx.TensorProto.EXTERNAL
+                                 for t in model.graph.initializer):
+        from onnx.external_data_helper import load_external_data_for_model
+
+        try:  # weights saved beside the model (models over 2 GB, or save_as_external_data)
+            load_external_data_for_model(model, os.path.dirname(os.path.abspath(what)))
+        except Exception as e:  # OSError, or onnx's checker ValidationError
+            raise OnnxFileError(f"{what}: cannot read its external weight data: {e}") from None
     return model
 
 
