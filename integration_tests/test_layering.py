@@ -26,6 +26,7 @@ LAYERS = {
     "ms_insight": 5,
     "ms_lite": 5,
     "microspore_lite": 6,  # MindSpore Lite's name for ms_lite: an alias above it
+    "microspore_xai": 6,  # MindSpore XAI's name for ms_insight's explainers: an alias above it
     "ms_parallel": 5,
     "ms_device_ascend": 5,
     "microspore": 6,
