@@ -1,2 +1,2 @@
 # The scripts run when imported; the tests run them by path through the launcher.
-collect_ignore = ["train_sharded.py", "redistribute_ranks.py"]
+collect_ignore = ["train_sharded.py", "redistribute_ranks.py", "train_pipeline.py"]

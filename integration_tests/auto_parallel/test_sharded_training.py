@@ -48,3 +48,12 @@ def test_sharded_checkpoints_merge_into_one_and_load_back(ranks, tmp_path):
     assert sum(f"rank {r} loaded ok" in proc.stdout for r in range(ranks)) == ranks
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("rank_")) == \
         [f"rank_{r}.ckpt" for r in range(ranks)]
+
+
+@pytest.mark.parametrize("ranks, micro", [(2, 2), (4, 4)])
+def test_pipeline_1f1b_equals_one_process(ranks, micro):
+    script = SCRIPT.with_name("train_pipeline.py")
+    proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sum(line.startswith("step ") for line in proc.stdout.splitlines()) == 3
+    assert sum(f"rank {r} ok (4 parameters)" in proc.stdout for r in range(ranks)) == ranks
