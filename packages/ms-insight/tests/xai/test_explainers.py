@@ -154,3 +154,34 @@ def test_graph_mode_gives_the_same_maps_or_refuses_hooks(lenet, rng):
                 e(x, [1, 2])
     finally:
         set_context(mode=PYNATIVE_MODE)
+
+
+class _Blank(Gradient):
+    """A third party's explainer: the input's own magnitude."""
+
+    def __call__(self, inputs, targets, ret="tensor", show=None):
+        x, _ = self._check_call(inputs, targets, ret, show)
+        return Tensor(np.abs(x).max(axis=1, keepdims=True))
+
+
+class _ThirdParty:
+    from ms_tensor.hookspecs import hookimpl
+
+    @hookimpl
+    def ms_register_explainers(self, registry):
+        registry.add_explainer("InputMagnitude", _Blank)
+
+
+def test_a_plugin_adds_an_explainer_through_the_hook(lenet):
+    from ms_tensor import registry
+
+    registry.register_plugin(_ThirdParty(), "third-party-xai")
+    try:
+        assert "InputMagnitude" in names()
+        entry = registry.load().entry("explainer", "InputMagnitude")
+        assert entry.plugin == "third-party-xai"
+        x = np.full((1, 1, 32, 32), -2.0, np.float32)
+        assert (create("InputMagnitude", lenet)(x, 0).asnumpy() == 2.0).all()
+    finally:
+        registry.unregister_plugin("third-party-xai")
+    assert "InputMagnitude" not in names()
