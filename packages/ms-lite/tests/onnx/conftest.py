@@ -37,17 +37,15 @@ def run_graph(graph, feeds: dict) -> list[np.ndarray]:
     env.update({v.name: Tensor(np.asarray(feeds[v.name])) for v in graph.inputs})
     for n in graph.nodes:
         op = reg.primitive(n.op)
-        args, k = [], 0
-        kwargs = {}
-        for a in op.inputs:
+        tensors, args = iter(n.inputs), []
+        for a in op.inputs:  # in the operator's argument order, statics from the attrs
             if a.kind == TENSOR:
-                name = n.inputs[k] if k < len(n.inputs) else ""
-                k += 1
+                name = next(tensors, "")
                 args.append(env[name] if name else None)
-            elif a.name in n.attrs:
-                kwargs[a.name] = n.attrs[a.name]
-        attrs = {key: v for key, v in n.attrs.items() if key not in kwargs}
-        out = op(*args, **kwargs, **attrs)
+            else:
+                args.append(n.attrs.get(a.name, a.default))
+        static = {a.name for a in op.inputs if a.kind != TENSOR}
+        out = op(*args, **{k: v for k, v in n.attrs.items() if k not in static})
         outs = out if isinstance(out, tuple) else (out,)
         for name, t in zip(n.outputs, outs):
             env[name] = t

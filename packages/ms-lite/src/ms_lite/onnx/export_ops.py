@@ -11,7 +11,8 @@ from ms_lite.onnx.export_ops_names import RENAMED
 
 __all__ = ["same", "conv2d", "conv2d_transpose", "pool", "dense", "matmul",
            "batch_matmul", "batch_norm", "layer_norm", "softmax", "leaky_relu", "elu", "relu6",
-           "hsigmoid", "gelu", "prelu", "clamp", "argmax", "reduce", "adaptive_avg_pool"]
+           "hsigmoid", "gelu", "prelu", "clamp", "argmax", "reduce", "adaptive_avg_pool", "silu",
+           "square", "rsqrt", "floor_mod", "shrink", "gather_d"]
 
 def same(ctx, node) -> None:
     if node.op == "Softplus" and (node.attrs.get("beta", 1), node.attrs.get("threshold", 20)) \
@@ -256,6 +257,40 @@ def reduce(ctx, node) -> None:
         ctx.add("ReduceSum", [x, ctx.ints(axes, "axes")], list(node.outputs), keepdims=keep)
     else:
         ctx.add(node.op, [x], list(node.outputs), axes=axes, keepdims=keep)
+
+
+def silu(ctx, node) -> None:
+    x = node.inputs[0]
+    ctx.add("Mul", [x, ctx.add("Sigmoid", [x])[0]], list(node.outputs))
+
+
+def square(ctx, node) -> None:
+    ctx.add("Mul", [node.inputs[0], node.inputs[0]], list(node.outputs))
+
+
+def rsqrt(ctx, node) -> None:
+    ctx.add("Reciprocal", [ctx.add("Sqrt", [node.inputs[0]])[0]], list(node.outputs))
+
+
+def floor_mod(ctx, node) -> None:
+    """FloorMod is ONNX's Mod(fmod=0) for integers; floats need fmod=1, so x - floor(x/y)*y."""
+    x, y = node.inputs
+    if np.dtype(ctx.graph.value(x).dtype).kind in "iu":
+        ctx.add("Mod", [x, y], list(node.outputs), fmod=0)
+        return
+    q = ctx.add("Floor", [ctx.add("Div", [x, y])[0]])[0]
+    ctx.add("Sub", [x, ctx.add("Mul", [q, y])[0]], list(node.outputs))
+
+
+def shrink(ctx, node) -> None:
+    lambd = float(node.attrs.get("lambd", 0.5))
+    bias = lambd if node.op == "SoftShrink" else 0.0
+    ctx.add("Shrink", list(node.inputs), list(node.outputs), lambd=lambd, bias=bias)
+
+
+def gather_d(ctx, node) -> None:
+    ctx.add("GatherElements", list(node.inputs), list(node.outputs),
+            axis=int(node.attrs["dim"]))
 
 
 def adaptive_avg_pool(ctx, node) -> None:

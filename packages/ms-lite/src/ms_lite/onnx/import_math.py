@@ -8,7 +8,7 @@ from ms_lite.onnx.context import ImportContext, Unsupported, attr
 
 __all__ = ["UNARY", "BINARY", "unary", "binary", "variadic", "leaky_relu", "elu", "gelu",
            "hard_sigmoid", "prelu", "clip", "softmax", "cast", "reduce", "arg_reduce",
-           "where", "not_"]
+           "where", "not_", "is_inf", "mod", "shrink", "gather_elements"]
 
 # ONNX op type -> registry operator of one tensor input, no attributes.
 UNARY = {
@@ -16,13 +16,15 @@ UNARY = {
     "Sqrt": "Sqrt", "Abs": "Abs", "Neg": "Neg", "Floor": "Floor", "Ceil": "Ceil",
     "Sin": "Sin", "Cos": "Cos", "Erf": "Erf", "Reciprocal": "Reciprocal", "Sign": "Sign",
     "Softsign": "Softsign", "HardSwish": "HSwish", "Mish": "Mish", "Softplus": "Softplus",
+    "Tan": "Tan", "Asin": "Asin", "Acos": "ACos", "Atan": "Atan", "Sinh": "Sinh",
+    "Cosh": "Cosh", "Asinh": "Asinh", "Acosh": "Acosh", "Atanh": "Atanh", "IsNaN": "IsNan",
 }
 # ONNX op type -> registry operator of two broadcasting tensor inputs.
 BINARY = {
     "Add": "Add", "Sub": "Sub", "Mul": "Mul", "Div": "Div", "Pow": "Pow",
     "Max": "Maximum", "Min": "Minimum", "Sum": "Add", "Equal": "Equal",
     "Greater": "Greater", "Less": "Less", "GreaterOrEqual": "GreaterEqual",
-    "LessOrEqual": "LessEqual", "And": "LogicalAnd", "Or": "LogicalOr",
+    "LessOrEqual": "LessEqual", "And": "LogicalAnd", "Or": "LogicalOr", "Xor": "LogicalXor",
 }
 
 
@@ -203,6 +205,35 @@ def where(ctx: ImportContext, node) -> None:
             name = ctx.emit("BroadcastTo", [name], {"shape": target})[0]
         ins.append(name)
     ctx.emit("Select", ins, out=node.output[0])
+
+
+def is_inf(ctx: ImportContext, node) -> None:
+    if not (attr(node, "detect_positive", 1) and attr(node, "detect_negative", 1)):
+        raise Unsupported("IsInf of one sign only is not translated")
+    ctx.emit("IsInf", [ctx.input(0)], out=node.output[0])
+
+
+def mod(ctx: ImportContext, node) -> None:
+    """Mod: Python's remainder (fmod=0, the divisor's sign) is FloorMod; C's fmod is Mod."""
+    op = "Mod" if attr(node, "fmod", 0) else "FloorMod"
+    ctx.emit(op, [ctx.input(0), ctx.input(1)], out=node.output[0])
+
+
+def shrink(ctx: ImportContext, node) -> None:
+    """Shrink is SoftShrink when bias == lambd and HShrink when bias == 0."""
+    lambd, bias = attr(node, "lambd", 0.5), attr(node, "bias", 0.0)
+    if bias == lambd:
+        ctx.emit("SoftShrink", [ctx.input(0)], {"lambd": lambd}, out=node.output[0])
+    elif bias == 0:
+        ctx.emit("HShrink", [ctx.input(0)], {"lambd": lambd}, out=node.output[0])
+    else:
+        raise Unsupported(f"bias {bias} is neither 0 nor lambd {lambd}")
+
+
+def gather_elements(ctx: ImportContext, node) -> None:
+    rank = len(ctx.in_spec(0).shape)
+    ctx.emit("GatherD", [ctx.input(0), ctx.input(1)], {"dim": attr(node, "axis", 0) % rank},
+             out=node.output[0])
 
 
 def not_(ctx: ImportContext, node) -> None:
