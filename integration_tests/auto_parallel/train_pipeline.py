@@ -4,7 +4,7 @@ micro-batches in the 1F1B order, SGD. The last stage prints ``step K pipeline L1
 every rank asserts its stage's Parameters equal the unsplit run's after the steps (float32,
 to 1e-6).
 
-usage: train_pipeline.py --micro M --steps K
+usage: train_pipeline.py --micro M --steps K [--rows R]
 """
 
 import argparse
@@ -20,6 +20,7 @@ from ms_tensor import Tensor
 p = argparse.ArgumentParser()
 p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
+p.add_argument("--rows", type=int, default=8, help="batch rows (8192: 128 KB messages)")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -40,8 +41,8 @@ def build():
 
 
 rng = np.random.default_rng(1)
-x = Tensor(rng.standard_normal((8, 8)).astype(np.float32))
-y = Tensor(rng.standard_normal((8, 8)).astype(np.float32))
+x = Tensor(rng.standard_normal((args.rows, 8)).astype(np.float32))
+y = Tensor(rng.standard_normal((args.rows, 8)).astype(np.float32))
 loss_fn = MSELoss()
 piped, single = build(), build()
 stage = PipelineCell(piped, loss_fn, args.micro, rank, n)

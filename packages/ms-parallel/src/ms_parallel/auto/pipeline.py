@@ -10,8 +10,10 @@ with ms-parallel's Send/Receive operators; each stage differentiates its own par
 ``vjp``. The last stage computes ``loss_fn(output, labels) / micro_size`` per micro-batch,
 so the gradients it accumulates are the whole batch's (for a mean loss).
 
-Send is MPI's standard-mode send: messages above the MPI library's eager limit wait for the
-matching receive, which the 1F1B order always posts.
+Send and Receive block (MPI standard mode: a large message waits for its receive), so in the
+steady phase a stage receives the gradient of micro-batch ``i`` before it sends the
+activation of micro-batch ``warm + i``: the next stage sends that gradient first, and no two
+ranks ever wait on each other's sends.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class PipelineCell:
         first, last = self.stage == 0, self.stage == self.stages - 1
         pending, grads, losses = {}, None, []
 
-        def forward(m):
+        def forward(m, send=True):
             inp = xs[m] if first else Receive(m, self.stage - 1, in_shape, dtype)
             if last:
                 def fn(a):
@@ -90,16 +92,19 @@ class PipelineCell:
             out, pull = vjp(fn, inp, weights=self.params)
             if last:
                 losses.append(out)
-            else:
+            elif send:
                 Send(out, m, self.stage + 1)
             pending[m] = (pull, out)
+            return out
 
-        def backward(m):
-            nonlocal grads
-            pull, out = pending.pop(m)
-            cot = Tensor(np.ones(out.shape, out.dtype.np if hasattr(out.dtype, "np") else
-                                 np.float32)) if last else \
+        def cotangent(m):
+            out = pending[m][1]
+            return Tensor(np.ones(out.shape, out.dtype.np)) if last else \
                 Receive(_BACK + m, self.stage + 1, out_shape, dtype)
+
+        def backward(m, cot):
+            nonlocal grads
+            pull, _ = pending.pop(m)
             in_grads, w_grads = pull(cot)
             grads = list(w_grads) if grads is None else [a + b for a, b in zip(grads, w_grads)]
             if not first:
@@ -109,9 +114,14 @@ class PipelineCell:
         for m in range(warm):
             forward(m)
         for i in range(self.micro - warm):
-            forward(warm + i)
-            backward(i)
+            # The next stage sends gradient i before it receives activation warm + i: take
+            # the gradient first, so that two blocking sends never wait on each other.
+            out = forward(warm + i, send=False)
+            cot = cotangent(i)
+            if not last:
+                Send(out, warm + i, self.stage + 1)
+            backward(i, cot)
         for m in range(self.micro - warm, self.micro):
-            backward(m)
+            backward(m, cotangent(m))
         loss = sum(losses[1:], losses[0]) if last else None
         return loss, grads
