@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 
+from ms_autodiff.ready import gradient_ready_callback
 from ms_autodiff.recording import get_recorder, set_recorder, thread_state
 from ms_ops import needing
 from ms_ops.defs import arithmetic, array_create
@@ -170,9 +171,13 @@ class Tape:
             if entry is not None:
                 _accumulate(grads, entry, s)
         was_recording, self.recording = self.recording, False
+        ready = gradient_ready_callback()
+        finished = _last_uses(self.nodes, leaves) if ready is not None else None
         try:
             nodes = self.nodes
             for idx in range(len(nodes) - 1, -1, -1):
+                if finished and idx + 1 in finished:  # node idx + 1 was a leaf's last use
+                    _report(ready, finished.pop(idx + 1), grads)
                 node = nodes[idx]
                 outs = node.outputs if type(node.outputs) is tuple else (node.outputs,)
                 if len(outs) == 1:  # the common case, without the generic loops
@@ -187,9 +192,34 @@ class Tape:
                 if not self.retain:
                     nodes[idx] = None  # free the forward values as soon as possible
                 _run_bprop(node, outs, douts, grads)
+            if finished:
+                _report(ready, [leaf for group in finished.values() for leaf in group], grads)
         finally:
             self.recording = was_recording
         return [grads.get((id(leaf), 0)) for leaf in leaves]
+
+
+def _last_uses(nodes, leaves) -> dict:
+    """``{node index: [leaves]}``: the node after whose gradient rule each leaf's gradient
+    is complete (the earliest node reading it; -1 for leaves no node reads)."""
+    wanted = {id(leaf): leaf for leaf in leaves}
+    last: dict = {}
+    for idx, node in enumerate(nodes):
+        if node is None:  # freed by an earlier backward pass
+            continue
+        for parent in node.parents:
+            if parent is not None and id(parent[0]) in wanted:
+                last.setdefault(id(parent[0]), idx)
+    out: dict = {}
+    for key, leaf in wanted.items():
+        out.setdefault(last.get(key, -1), []).append(leaf)
+    return out
+
+
+def _report(ready, leaves, grads) -> None:
+    for leaf in leaves:
+        if isinstance(leaf, Leaf):
+            ready(leaf.tensor, grads.get((id(leaf), 0)))
 
 
 def _accumulate(grads: dict, entry, g) -> None:

@@ -3,21 +3,23 @@ buckets, one allreduce per bucket.
 
 Two ways to run, same numbers:
 
-- eagerly (no tape or tracer recording), the buckets are packed into flat numpy buffers
-  and every bucket's non-blocking allreduce (MPI_Iallreduce) is started before the first
-  is waited on: packing and unpacking overlap the communication of other buckets;
+- eagerly (no tape or tracer recording), each bucket is packed into one flat numpy
+  buffer and reduced with a non-blocking MPI_Iallreduce. Inside ``overlapping()`` (which
+  ``TrainOneStepCell`` enters around its backward pass) a bucket starts as soon as the
+  backward pass has finished all its gradients (``ms_autodiff.on_gradient_ready``), so
+  the reduction of the last layers overlaps the differentiation of the first ones; the
+  reducer's call then waits for the buckets in flight and starts any that are left;
 - while recorded (under ``grad``, in ``jit`` or GRAPH_MODE), as operators (Concat,
   ``AllReduce``, Split, Reshape), so the reduction is part of the compiled graph.
-
-The backward pass itself finishes before the reducer runs: overlapping the reduction
-with the backward pass would need a hook in the tape when a parameter's gradient is
-complete, which ms-autodiff does not offer.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager, nullcontext
+
 import numpy as np
 
+from ms_autodiff import on_gradient_ready
 from ms_nn.cell import Cell
 from ms_ops import functional as F
 from ms_ops.dispatch import get_recorder
@@ -56,6 +58,7 @@ class DistributedGradReducer(Cell):
             raise ValueError(f"DistributedGradReducer: degree must be a positive int, got "
                              f"{degree!r}")
         self.shapes = [tuple(p.shape) for p in parameters]
+        self.dtypes = [p.dtype for p in parameters]
         fusion = get_auto_parallel_context("comm_fusion")["allreduce"]
         if bucket_mb is None:
             bucket_mb = fusion["config"] if fusion["mode"] == "size" else DEFAULT_BUCKET_MB
@@ -64,6 +67,38 @@ class DistributedGradReducer(Cell):
         self.bucket_bytes = 0 if fusion_type == 0 else bucket_mb * (1 << 20)
         self._buckets = None
         self._key = None
+        self._ids = {id(p): i for i, p in enumerate(parameters)}
+        self._started: dict = {}  # bucket index -> (the gradients packed, request)
+
+    def _reduces(self) -> bool:
+        return find_group(self.group).size > 1 or (self.mean and self.degree != 1)
+
+    def overlapping(self):
+        """A context in which backward passes start each bucket's allreduce as soon as
+        its gradients are complete; the next call of the reducer finishes them."""
+        if not self._reduces() or get_recorder() is not None:
+            return nullcontext()
+        return self._overlap()
+
+    @contextmanager
+    def _overlap(self):
+        params = [None] * len(self._ids)
+        buckets = self.buckets([_Spec(s, d) for s, d in zip(self.shapes, self.dtypes)])
+        where = {i: k for k, b in enumerate(buckets) for i in b}
+        self._started = {}
+
+        def on_ready(tensor, grad):
+            i = self._ids.get(id(tensor))
+            if i is None or grad is None or i not in where:
+                return
+            params[i] = grad
+            k = where[i]
+            if all(params[j] is not None for j in buckets[k]):
+                parts = tuple(params[j] for j in buckets[k])
+                self._started[k] = (parts, self._start(parts))
+
+        with on_gradient_ready(on_ready):
+            yield
 
     def buckets(self, grads) -> list[list[int]]:
         """The buckets for gradients of these shapes and dtypes (planned once)."""
@@ -75,21 +110,28 @@ class DistributedGradReducer(Cell):
 
     def construct(self, grads):
         grads = tuple(grads)
-        if find_group(self.group).size == 1 and (not self.mean or self.degree == 1):
+        if not self._reduces():
             return grads
         buckets = self.buckets(grads)
         if get_recorder() is None:
             return self._eager(grads, buckets)
         return self._as_ops(grads, buckets)
 
+    def _start(self, parts):
+        arrays = [x.asnumpy().reshape(-1) for x in parts]
+        flat = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
+        return find_group(self.group).iallreduce(flat, "sum")
+
     def _eager(self, grads, buckets):
-        g = find_group(self.group)
-        arrays = [x.asnumpy() for x in grads]
+        started, self._started = self._started, {}
         pending = []
-        for b in buckets:
-            flat = np.concatenate([arrays[i].reshape(-1) for i in b]) if len(b) > 1 \
-                else arrays[b[0]].reshape(-1)
-            pending.append(g.iallreduce(flat, "sum"))
+        for k, b in enumerate(buckets):
+            parts = tuple(grads[i] for i in b)
+            early = started.get(k)
+            if early is not None and all(x is y for x, y in zip(early[0], parts)):
+                pending.append(early[1])  # started during the backward pass
+            else:
+                pending.append(self._start(parts))
         out = list(grads)
         for b, request in zip(buckets, pending):
             flat = request.wait()
@@ -98,8 +140,9 @@ class DistributedGradReducer(Cell):
                     else flat // self.degree
             start = 0
             for i in b:
-                n = arrays[i].size
-                out[i] = Tensor(flat[start:start + n].reshape(arrays[i].shape))
+                shape = tuple(grads[i].shape)
+                n = int(np.prod(shape))
+                out[i] = Tensor(flat[start:start + n].reshape(shape))
                 start += n
         return tuple(out)
 
@@ -116,3 +159,11 @@ class DistributedGradReducer(Cell):
             for i, piece in zip(b, pieces):
                 out[i] = F.reshape(piece, tuple(grads[i].shape))
         return tuple(out)
+
+
+class _Spec:
+    """A gradient's shape and dtype, before the gradient exists (to plan buckets)."""
+
+    def __init__(self, shape, dtype):
+        self.shape = shape
+        self.dtype = dtype

@@ -43,3 +43,36 @@ for scale in (1.0, 2.0):
     for g, w in zip(got, want_sum):
         np.testing.assert_allclose(g.asnumpy(), w * scale / n, rtol=1e-6, atol=1e-6)
 print(f"rank {r} of {n}: reducer ok", flush=True)
+
+# -- overlap: buckets start during the backward pass, before the first layer's gradients
+import ms_nn as nn  # noqa: E402
+from ms_parallel.context import set_auto_parallel_context  # noqa: E402
+
+set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True)
+net = nn.SequentialCell(nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 4), nn.ReLU(), nn.Dense(4, 3))
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
+reducer = DistributedGradReducer(step.weights, mean=True, bucket_mb=1e-6)  # a bucket a tensor
+events = []
+started = reducer._start
+
+
+def spy_start(parts):
+    events.append("start")
+    return started(parts)
+
+
+reducer._start = spy_start
+step.grad_reducer = reducer
+data = np.random.default_rng(r).standard_normal((4, 6)).astype(np.float32)
+x, y = Tensor(data), Tensor(np.zeros((4, 3), np.float32))
+with reducer.overlapping():
+    loss, grads = step.loss_and_grads((x, y))
+    assert len(events) == len(step.weights), events  # every bucket started in backward
+early = reducer(grads)
+assert len(events) == len(step.weights), "the reducer restarted buckets already in flight"
+late = reducer._eager(grads, reducer.buckets(grads))
+for a, b in zip(early, late):
+    np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6)
+step(x, y)  # TrainOneStepCell enters overlapping() itself
+assert len(events) == 2 * len(step.weights) + len(step.weights), events
+print(f"rank {r} of {n}: overlap ok", flush=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import ms_ops as ops
 from ms_autodiff import value_and_grad
 from ms_nn.cell import Cell
@@ -98,7 +100,10 @@ class TrainOneStepCell(Cell):
         return loss, grads
 
     def construct(self, *inputs):
-        loss, grads = self.loss_and_grads(inputs)
+        # A reducer may start reducing gradients while the backward pass still runs
+        overlap = getattr(self.grad_reducer, "overlapping", None)
+        with overlap() if overlap is not None else nullcontext():
+            loss, grads = self.loss_and_grads(inputs)
         grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
