@@ -165,9 +165,10 @@ def generate_source(graph, class_name: str = "Model", source: str = "ONNX",
             body.append(f"        {outs[0]} = {expr}")
         elif len(outs) == n:
             body.append(f"        {', '.join(outs)} = {expr}")
+        elif len(outs) == 1:  # the first of several results (BatchNorm's normalized output)
+            body.append(f"        {outs[0]} = {expr}[0]")
         else:
-            body.append(f"        {', '.join(outs)}{',' if len(outs) == 1 else ''} = "
-                        f"{expr}[:{len(outs)}]")
+            body.append(f"        {', '.join(outs)} = {expr}[:{len(outs)}]")
     rets = ", ".join(vals(v.name) for v in graph.outputs)
     inputs = ", ".join(f"{a} {v.shape} {v.dtype}" for a, v in zip(args, graph.inputs))
     text = _HEADER.format(name=graph.name, source=source, ckpt=checkpoint, inputs=inputs,
