@@ -8,4 +8,5 @@ access.
 from microspore._lazy import forward
 
 __getattr__, __dir__ = forward(__name__, globals(), ("ms_nn", "ms_nn.train.metrics"),
-                               {"GraphCell": "ms_lite.export"})
+                               {"GraphCell": "ms_lite.export",
+                                "DistributedGradReducer": "ms_parallel.grad_reducer"})
