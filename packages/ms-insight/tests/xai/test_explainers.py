@@ -117,6 +117,9 @@ def test_microspore_xai_alias():
     import microspore_xai.explainer as e
 
     assert e.Gradient is Gradient and b.Faithfulness.__module__.startswith("ms_insight")
+    from microspore_xai.tool.cv import OoDNet
+
+    assert OoDNet.__module__ == "ms_insight.explainer.ood_net"
 
 
 def test_bad_calls_are_clear_errors(lenet):
@@ -185,3 +188,32 @@ def test_a_plugin_adds_an_explainer_through_the_hook(lenet):
     finally:
         registry.unregister_plugin("third-party-xai")
     assert "InputMagnitude" not in names()
+
+
+def test_oodnet_trains_and_weights_riseplus(rng):
+    from ms_insight.explainer.ood_net import OoDNet
+    from ms_insight.explainer.testing import LeNet5, digits_in_noise, load_weights, random_weights
+
+    class Features(LeNet5):
+        num_features, output_features = 84, False
+
+        def construct(self, x):
+            x = self.max_pool2d(self.relu(self.conv1(x)))
+            x = self.flatten(self.max_pool2d(self.relu(self.conv2(x))))
+            x = self.relu(self.fc2(self.relu(self.fc1(x))))
+            return x if self.output_features else self.fc3(x)
+
+    net = load_weights(Features(4), random_weights(Features(4), 0))
+    ood = OoDNet(net, 4)
+    x, y, _ = digits_in_noise(64, seed=2)
+    before = ood(x[:4]).asnumpy()
+    assert before.shape == (4, 4) and (np.abs(before) <= 1 + 1e-5).all()  # cosines
+    batches = [(Tensor(x[i:i + 16]), Tensor(y[i:i + 16])) for i in range(0, 64, 16)]
+    ood.train(batches, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+              epoch=1, learning_rate=0.01)
+    assert not ood.training and not net.output_features
+    assert not np.allclose(ood(x[:4]).asnumpy(), before)
+    plus = RISEPlus(ood, net, nn.Softmax(), num_masks=32, seed=0)
+    assert plus(x[:2], y[:2].tolist()).shape == (2, 1, 32, 32)
+    with pytest.raises(AttributeError, match="needs num_features"):
+        OoDNet(LeNet5(), 10)

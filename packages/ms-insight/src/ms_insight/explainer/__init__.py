@@ -9,10 +9,12 @@ from ms_insight.explainer.backprop import Deconvolution, Gradient, GuidedBackpro
 from ms_insight.explainer.gradcam import GradCAM
 from ms_insight.explainer.hoc import HierarchicalOcclusion, HOCResult, HOCStep
 from ms_insight.explainer.occlusion import Occlusion
+from ms_insight.explainer.ood_net import OoDNet
 from ms_insight.explainer.rise import RISE, RISEPlus
 
 __all__ = ["Gradient", "Deconvolution", "GuidedBackprop", "GradCAM", "Occlusion", "RISE",
-           "RISEPlus", "HierarchicalOcclusion", "HOCResult", "HOCStep", "create", "names"]
+           "RISEPlus", "OoDNet", "HierarchicalOcclusion", "HOCResult", "HOCStep", "create",
+           "names"]
 
 def names() -> list[str]:
     """The names of every registered explainer."""

@@ -1,0 +1,1 @@
+"""``mindspore_xai.tool`` for microspore."""
