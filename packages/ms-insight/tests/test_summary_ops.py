@@ -167,3 +167,51 @@ def test_summaries_keep_the_values_of_every_dtype(tmp_path, dtype, read_events):
     np.testing.assert_array_equal(got.astype(np.float64), values)
     assert ea.Histograms("h")[0].histogram_value.sum == values.sum()
     assert ea.Scalars("s")[0].value == values[1, 2]
+
+
+class Branchy(nn.Cell):
+    """Summaries in both branches of a tensor-dependent if and in a while loop body."""
+
+    def __init__(self):
+        super().__init__()
+        self.summary = ScalarSummary.primitive()
+
+    def construct(self, x):
+        if x.sum() > 0:
+            self.summary("branch", x.sum())
+            self.summary("positive", x.sum())
+            y = x * 2.0
+        else:
+            self.summary("branch", -x.sum())
+            self.summary("negative", x.sum())
+            y = x * 3.0
+        i = Tensor(np.float32(0.0))
+        while i < x.sum():
+            self.summary("loop", i)
+            i = i + 1.0
+        return y
+
+
+def test_summaries_in_control_flow_record_what_pynative_records(tmp_path, read_events):
+    """Capture runs both branches (and a loop body once) to record them: only the code
+    the data take may write a summary, at the capturing call as at every later one."""
+    def run(mode, directory):
+        previous = get_context("mode")
+        set_context(mode=mode)
+        try:
+            net = Branchy()
+            with SummaryRecord(directory) as record:
+                for step, v in enumerate([1.0, -1.0, 1.5, -2.0], 1):
+                    net(Tensor(np.full(2, v, np.float32)))
+                    record.record(step)
+        finally:
+            set_context(mode=previous)
+        ea = read_events(directory)
+        return {tag: [(e.step, e.value) for e in ea.Scalars(tag)]
+                for tag in sorted(ea.Tags()["scalars"])}
+
+    eager = run(PYNATIVE_MODE, tmp_path / "eager")
+    assert eager == {"branch": [(1, 2.0), (2, 2.0), (3, 3.0), (4, 4.0)],
+                     "positive": [(1, 2.0), (3, 3.0)], "negative": [(2, -2.0), (4, -4.0)],
+                     "loop": [(1, 1.0), (3, 2.0)]}
+    assert run(GRAPH_MODE, tmp_path / "graph") == eager

@@ -95,9 +95,11 @@ def capture_cond(tr, pred, true_fn, false_fn, operands, names, where):
     pred_value = tr.value_of(pred)
     outer = [tr.value_of(x) for x in leaves if isinstance(x, Tensor)]
     results, graphs, trees = [], [], []
+    taken_label = "true" if _truth(pred) else "false"
     for label, fn in (("true", true_fn), ("false", false_fn)):
         mine = _fresh(leaves)
-        sub = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], f"{label}_branch")
+        sub = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], f"{label}_branch",
+                        discarded=label != taken_label)
         with _recording_into(sub):
             res = fn(*_rebuild(tree, mine))
         out: list = []
@@ -138,7 +140,8 @@ def while_loop(cond_fn, body_fn, loop_vars, *, names=None, where=None):
     leaves: list = []
     tree = _flatten(loop_vars, leaves)
     mine = _fresh(leaves)
-    probe = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_cond")
+    probe = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_cond",
+                      discarded=True)
     with _recording_into(probe):
         c = cond_fn(*_rebuild(tree, mine))
     if not isinstance(c, Tensor):  # a Python condition: the loop unrolls into the trace
@@ -179,7 +182,8 @@ def capture_while(tr, cond_fn, body_fn, tree, leaves, names, where,
                 "the loop so that it has a value when the loop runs zero times", *_loc(where))
 
     mine = _fresh(init)
-    sub_c = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_cond")
+    sub_c = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_cond",
+                      discarded=True)
     with _recording_into(sub_c):
         c = cond_fn(*_rebuild(tree, mine))
     if not isinstance(c, Tensor):
@@ -192,7 +196,8 @@ def capture_while(tr, cond_fn, body_fn, tree, leaves, names, where,
     sub_c.graph.outputs = [sub_c.value_of(c)]
 
     mine = _fresh(init)
-    sub_b = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_body")
+    sub_b = _SubTrace(tr, [x for x in mine if isinstance(x, Tensor)], "while_body",
+                      discarded=True)
     with _recording_into(sub_b):
         res = body_fn(*_rebuild(tree, mine))
     out: list = []

@@ -22,7 +22,7 @@ from ms_ops.opdef import TENSOR, TensorSpec
 from ms_tensor.dtype import from_numpy as _from_np
 from ms_tensor.tensor import Tensor, array_of
 
-__all__ = ["current_trace", "Undefined"]
+__all__ = ["current_trace", "discarded", "Undefined"]
 
 _SCALARS = (bool, int, float)
 _stack = thread_state(list)  # this thread's sub-traces opened here (or _PAUSED), innermost last
@@ -68,12 +68,23 @@ def current_trace():
     return current_tracer()
 
 
+def discarded() -> bool:
+    """Whether the operators running now run only to be recorded: the branch of a
+    tensor-dependent ``if`` that the capture's data do not take, or a loop's condition
+    and body traced once before its real iterations run. Their values are thrown away;
+    an operator acting outside its arrays (``side_effect_io``: a summary) must not act.
+    """
+    return any(getattr(t, "discarded", False) for t in _stack())
+
+
 # -- sub-traces -------------------------------------------------------------------------
 class _SubTrace:
-    """Records the operators one branch or loop body runs into a graph of its own."""
+    """Records the operators one branch or loop body runs into a graph of its own;
+    ``discarded``: only to record them (see ``discarded()``)."""
 
-    def __init__(self, parent, operands: list, name: str):
+    def __init__(self, parent, operands: list, name: str, discarded: bool = False):
         self.parent = parent
+        self.discarded = discarded
         self.graph = ir.Graph(name=name)
         self._values: dict[int, tuple] = {}  # id(tensor) -> (tensor, Value, array then)
         self._keep: list = []

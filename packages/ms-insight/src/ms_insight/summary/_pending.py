@@ -1,9 +1,9 @@
 """What the summary operators produced since the last ``SummaryRecord.record``.
 
 MindSpore's summary operators put their values in a process-wide cache that the next
-``record(step)`` writes out; so do ours. The kernels only add to it while some
-``SummaryRecord`` is open (``open_records``), so a network with summary operators costs
-one check per operator when nobody records.
+``record(step)`` writes out; so do ours (the last value of a tag wins). The kernels
+only add to it while some ``SummaryRecord`` is open, so a network with summary
+operators costs one check per operator when nobody records.
 """
 
 from __future__ import annotations
@@ -26,8 +26,14 @@ def recording() -> bool:
 
 
 def put(kind: str, tag: str, array) -> None:
-    """Keep a copy of ``array`` (graph mode reuses its buffers) as the latest ``tag``."""
+    """Keep a copy of ``array`` (graph mode reuses its buffers) as the latest ``tag``;
+    not while a graph capture runs code only to record it (the untaken branch of an
+    ``if``), whose values are not the call's."""
     if _open:
+        from ms_graph.control_flow_trace import discarded
+
+        if discarded():
+            return
         with _lock:
             _values[(kind, tag)] = np.array(recordable(array), copy=True)
 
