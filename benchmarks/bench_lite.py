@@ -188,7 +188,7 @@ def driver_rows(data_path, tmp: Path, cases, notes, sizes):
         if case.endswith("b1"):
             sizes[net_name] = {k: os.path.getsize(p) for k, p in (
                 ("lite fp32 .ms", tmp / f"{case}-fp32.ms"), ("lite int8 .ms", int8_path),
-                ("ONNX", onnx_path), ("MINDIR (lite container)", mindir))}
+                ("ONNX", onnx_path), ("MINDIR", mindir))}
         diff = np.abs(int8() - fp32()).max()
         notes.append(f"lite int8 ({case}): largest difference from fp32 {diff:.3g} "
                      "(int8 is not held to the fp32 digest)")
