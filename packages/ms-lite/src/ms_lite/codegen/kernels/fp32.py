@@ -33,7 +33,8 @@ static int32_t ms_ceil_div(int32_t a, int32_t b)  /* b > 0 */
    output pixels whose window sees valid input form one range per row, so the inner loop
    has no bounds checks and vectorizes. Every output sums bias, then the taps in
    (channel, row, column) order, as a per-pixel loop would. */
-static void conv2d_f32(const float *x, const float *w, const float *bias, float *y,
+static void conv2d_f32(const float *restrict x, const float *restrict w,
+                       const float *restrict bias, float *restrict y,
                        int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                        int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
@@ -105,9 +106,9 @@ def _conv_params(ctx):
 
 
 _POOL = r"""
-static void maxpool_f32(const float *x, float *y, int32_t nc, int32_t h, int32_t w,
-                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
-                        int32_t sw, int32_t pt, int32_t pl)
+static void maxpool_f32(const float *restrict x, float *restrict y, int32_t nc,
+                        int32_t h, int32_t w, int32_t oh, int32_t ow, int32_t kh,
+                        int32_t kw, int32_t sh, int32_t sw, int32_t pt, int32_t pl)
 {
     for (int32_t p = 0; p < nc; ++p) {
         const float *xp = x + (size_t)p * h * w;
@@ -130,9 +131,9 @@ static void maxpool_f32(const float *x, float *y, int32_t nc, int32_t h, int32_t
 """
 
 _AVGPOOL = r"""
-static void avgpool_f32(const float *x, float *y, int32_t nc, int32_t h, int32_t w,
-                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
-                        int32_t sw, int32_t pt, int32_t pl)
+static void avgpool_f32(const float *restrict x, float *restrict y, int32_t nc,
+                        int32_t h, int32_t w, int32_t oh, int32_t ow, int32_t kh,
+                        int32_t kw, int32_t sh, int32_t sw, int32_t pt, int32_t pl)
 {
     for (int32_t p = 0; p < nc; ++p) {
         const float *xp = x + (size_t)p * h * w;
@@ -168,7 +169,8 @@ _POOL_ARGS = "${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${PT}
 
 _DENSE = r"""
 /* y[r, m] = sum_k x[r, k] * w[m, k] + b[m]  (MindSpore's Dense: weight is (out, in)) */
-static void dense_f32(const float *x, const float *w, const float *b, float *y,
+static void dense_f32(const float *restrict x, const float *restrict w,
+                      const float *restrict b, float *restrict y,
                       int32_t rows, int32_t k, int32_t m, int32_t act)
 {
     for (int32_t r = 0; r < rows; ++r) {
@@ -193,7 +195,8 @@ def _dense_params(ctx):
 
 _MATMUL = r"""
 /* batch of (n, k) @ (k, m); ta/tb: the operand is stored transposed */
-static void matmul_f32(const float *a, const float *b, float *y, int32_t batch,
+static void matmul_f32(const float *restrict a, const float *restrict b, float *restrict y,
+                       int32_t batch,
                        int32_t n, int32_t k, int32_t m, int32_t ta, int32_t tb)
 {
     for (int32_t s = 0; s < batch; ++s) {

@@ -61,9 +61,9 @@ static int32_t ms_ceil_div_s(int32_t a, int32_t b)  /* b > 0 */
    + out_off) per output channel. Each output pixel's valid taps are found once; a window
    with no padding starts from kbias = bias + in_off * sum(w) (CMSIS-NN's kernel sum, when
    given) so its inner loop is a plain multiply-accumulate. */
-static void conv2d_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
+static void conv2d_s8(const int8_t *restrict x, const int8_t *restrict w, const int32_t *bias,
                       const int32_t *kbias, const int32_t *mult, const int32_t *shift,
-                      int8_t *y,
+                      int8_t *restrict y,
                       int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                       int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
@@ -142,8 +142,9 @@ def _conv_params(ctx):
 
 _FC = r"""
 /* arm_fully_connected_s8's arithmetic: y[r, o] = requant(bias[o] + sum (x + in_off) * w[o]) */
-static void fully_connected_s8(const int8_t *x, const int8_t *w, const int32_t *bias,
-                               const int32_t *mult, const int32_t *shift, int8_t *y,
+static void fully_connected_s8(const int8_t *restrict x, const int8_t *restrict w,
+                               const int32_t *bias, const int32_t *mult,
+                               const int32_t *shift, int8_t *restrict y,
                                int32_t rows, int32_t k, int32_t m, int32_t in_off,
                                int32_t out_off, int32_t act_min, int32_t act_max)
 {
@@ -178,9 +179,9 @@ def _fc_params(ctx):
 
 
 _MAXPOOL = r"""
-static void maxpool_s8(const int8_t *x, int8_t *y, int32_t nc, int32_t h, int32_t w,
-                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
-                       int32_t sw, int32_t pt, int32_t pl)
+static void maxpool_s8(const int8_t *restrict x, int8_t *restrict y, int32_t nc,
+                       int32_t h, int32_t w, int32_t oh, int32_t ow, int32_t kh,
+                       int32_t kw, int32_t sh, int32_t sw, int32_t pt, int32_t pl)
 {
     for (int32_t p = 0; p < nc; ++p) {
         const int8_t *xp = x + (size_t)p * h * w;
