@@ -70,33 +70,35 @@ def _moves(state, goal, dev, shape):
     next (so the dimension's cuts stay a prefix of the goal's), and a cut already where the
     goal has it (with all cuts outside it) is never gathered: this bounds the search."""
     tmap, partial = state
-    used = {a for axes in tmap for a in axes} | partial
-    shards = [math.prod(dev[a] for a in axes) for axes in tmap]
     gmap = goal[0]
-
-    def fits(d, a):
-        axes = tmap[d]
-        return (len(axes) < len(gmap[d]) and gmap[d][:len(axes)] == axes
-                and gmap[d][len(axes)] == a and (shape[d] // shards[d]) % dev[a] == 0)
+    used = set(partial)
+    want = {}  # axis -> the dimension that takes it next (a goal axis goes to one place)
+    for d, axes in enumerate(tmap):
+        used.update(axes)
+        k = len(axes)
+        if k < len(gmap[d]) and gmap[d][:k] == axes:
+            cut = 1
+            for a in axes:
+                cut *= dev[a]
+            a = gmap[d][k]
+            if (shape[d] // cut) % dev[a] == 0:
+                want[a] = d
     for a in sorted(partial):
         rest = partial - {a}
         yield Step("AllReduce", a), (tmap, rest)
-        for d in range(len(tmap)):
-            if fits(d, a):
-                yield Step("ReduceScatter", a, d), (_push(tmap, d, a), rest)
+        if a in want:
+            yield Step("ReduceScatter", a, want[a]), (_push(tmap, want[a], a), rest)
     for d, axes in enumerate(tmap):
         if axes and gmap[d][:len(axes)] != axes:
             a = axes[-1]
             popped = _pop(tmap, d)
             yield Step("AllGather", a, d), (popped, partial)
-            for d2 in range(len(tmap)):
-                if d2 != d and fits(d2, a):
-                    yield Step("AlltoAll", a, d, d2), (_push(popped, d2, a), partial)
-    for a in range(len(dev)):
+            d2 = want.get(a)
+            if d2 is not None and d2 != d:
+                yield Step("AlltoAll", a, d, d2), (_push(popped, d2, a), partial)
+    for a, d in want.items():
         if a not in used:
-            for d in range(len(tmap)):
-                if fits(d, a):
-                    yield Step("Split", a, d), (_push(tmap, d, a), partial)
+            yield Step("Split", a, d), (_push(tmap, d, a), partial)
 
 
 def _push(tmap, d, a):
