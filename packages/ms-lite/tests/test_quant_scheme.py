@@ -113,3 +113,19 @@ def test_quant_conv_matches_float_conv_within_one_step():
         output_zero_point=zp_out, act_min=-128, act_max=127, **attrs)
     got = scheme.dequantize(out, s_out, zp_out)
     assert np.abs(got - ref).max() < 4 * s_out + 0.05
+
+
+@pytest.mark.skipif(quantized._int8 is None, reason="the Cython extension is not built")
+@pytest.mark.parametrize("threads", [0, 2])
+def test_cython_qgemm_threaded_path_is_bit_exact(threads):
+    rng = np.random.default_rng(7)
+    m, k, n = 2048, 64, 16  # above the size where the rows are split across threads
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    w = rng.integers(-127, 128, (n, k), dtype=np.int8)
+    bias = rng.integers(-5000, 5000, n).astype(np.int32)
+    ms_ = [scheme.quantize_multiplier(r) for r in rng.uniform(1e-4, 0.01, n)]
+    mult = np.array([x for x, _ in ms_], np.int32)
+    shift = np.array([s for _, s in ms_], np.int32)
+    want = quantized.qgemm_reference(a, w, bias, mult, shift, 3, -5, -128, 127)
+    got = quantized.qgemm(a, w, bias, mult, shift, 3, -5, -128, 127, threads)
+    np.testing.assert_array_equal(got, want)

@@ -65,7 +65,13 @@ def qgemm(const int8_t[:, ::1] a, const int8_t[:, ::1] w, const int32_t[::1] bia
         for k in range(K):
             zw[n] += w[n, k]
         zw[n] = bias[n] - in_zp * zw[n]
-    if nt > 0:
+    if M * N * K < 1 << 20 or nt == 1:
+        # small products: waking a thread team costs more than the work (and, on a busy
+        # machine, far more)
+        with nogil:
+            for m in range(M):
+                _row(a, w, zw, mult, shift, out_zp, act_min, act_max, out, m, K, N)
+    elif nt > 0:
         for m in prange(M, nogil=True, num_threads=nt, schedule="static"):
             _row(a, w, zw, mult, shift, out_zp, act_min, act_max, out, m, K, N)
     else:
