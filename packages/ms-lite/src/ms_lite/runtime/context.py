@@ -10,8 +10,9 @@ _TARGETS = ("cpu",)
 class CPUDeviceInfo:
     """``context.cpu``: ``thread_num`` bounds the threads of ms-lite's own int8 kernels
     (the fp32 kernels are ms-ops', which follow ``OMP_NUM_THREADS`` and the BLAS the
-    user configured: a library never sets those behind the user's back);
-    ``precision_mode`` ``"preferred_fp16"`` runs an fp16 model's arithmetic in fp16."""
+    user configured: a library never sets those behind the user's back).
+    ``precision_mode`` is kept for MindSpore Lite's API: the kernels compute float32
+    either way (an fp16 model's weights are widened once when it is built)."""
 
     def __init__(self):
         self.thread_num = 0  # 0: the kernels' default
