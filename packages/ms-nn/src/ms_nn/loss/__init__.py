@@ -12,6 +12,9 @@ from ms_nn.loss.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
+from ms_nn.loss.loss_extra import *  # noqa: F403
+from ms_nn.loss.loss_extra import __all__ as _extra
 
 __all__ = ["LossBase", "SoftmaxCrossEntropyWithLogits", "CrossEntropyLoss", "NLLLoss",
-           "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss"]
+           "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss",
+           *_extra]

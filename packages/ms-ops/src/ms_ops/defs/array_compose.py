@@ -138,7 +138,7 @@ def ravel(input):
     return array.Reshape(input, (-1,))
 
 
-@functional("unflatten", methods="unflatten")
+@functional("unflatten")
 def unflatten(input, dim, sizes):
     """``ops.unflatten``: split axis ``dim`` into ``sizes`` (one may be -1)."""
     d = normalize_axis(dim, input.ndim, "dim")

@@ -187,7 +187,8 @@ def _pad(rng):
 
 
 # PadV3's copying modes, as numpy's pad spells them.
-_COPY_MODES = {"reflect": "reflect", "edge": "edge", "circular": "wrap"}
+_COPY_MODES = {"reflect": "reflect", "symmetric": "symmetric", "edge": "edge",
+               "circular": "wrap"}
 
 
 def source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
@@ -201,15 +202,17 @@ def _check_copy_pads(shape, pairs, mode, paddings):
             continue
         if b < 0 or a < 0:
             raise ValueError(f"PadV3: {mode} mode cannot crop; got paddings {tuple(paddings)}")
-        if n == 0 or (mode == "reflect" and max(b, a) >= n):
-            raise ValueError(f"PadV3: {mode} mode needs each padding smaller than its axis; "
+        if n == 0 or (mode == "reflect" and max(b, a) >= n) or \
+                (mode == "symmetric" and max(b, a) > n):
+            bound = "at most" if mode == "symmetric" else "smaller than"
+            raise ValueError(f"PadV3: {mode} mode needs each padding {bound} its axis; "
                              f"got ({b}, {a}) for axis {axis} of size {n}")
 
 
 def _pad_v3_infer(x, paddings, constant_value=0, mode="constant", paddings_contiguous=True):
     if mode != "constant" and mode not in _COPY_MODES:
-        raise ValueError(f"PadV3: mode must be 'constant', 'reflect', 'edge' or 'circular', "
-                         f"got {mode!r}")
+        raise ValueError(f"PadV3: mode must be 'constant', 'reflect', 'symmetric', 'edge' or "
+                         f"'circular', got {mode!r}")
     pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
     if mode != "constant":
         _check_copy_pads(x.shape, pairs, mode, paddings)
@@ -261,7 +264,8 @@ def _pad_v3(rng):
 
 def _pad_v3_grad_infer(x, paddings, mode="reflect", paddings_contiguous=True):
     if mode not in _COPY_MODES:
-        raise ValueError(f"PadV3Grad: mode must be 'reflect', 'edge' or 'circular', got {mode!r}")
+        raise ValueError(f"PadV3Grad: mode must be 'reflect', 'symmetric', 'edge' or 'circular', "
+                         f"got {mode!r}")
     pairs = v3_pairs(paddings, x.ndim, paddings_contiguous)
     shape = tuple(n - b - a for n, (b, a) in zip(x.shape, pairs))
     _check_copy_pads(shape, pairs, mode, paddings)

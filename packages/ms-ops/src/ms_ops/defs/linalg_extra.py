@@ -161,7 +161,7 @@ def mm(input, mat2):
     return MatMul(input, mat2)
 
 
-@functional("mv", methods="mv")
+@functional("mv")
 def mv(mat, vec):
     """``ops.mv``: matrix times vector."""
     _rank("mv", mat, 2)
@@ -204,7 +204,7 @@ def dot(input, other):
     return array.Reshape(out, tuple(input.shape[:-1]) + rest)
 
 
-@functional("vecdot", methods="vecdot")
+@functional("vecdot")
 def vecdot(x, y, *, axis=-1):
     """``ops.vecdot``: the dot product along ``axis`` (broadcasting)."""
     return ReduceSum(Mul(x, y), axis)
@@ -267,7 +267,7 @@ def matrix_power(input, n):
     return out
 
 
-@functional("kron", methods="kron")
+@functional("kron")
 def kron(input, other):
     """``ops.kron``: the Kronecker product (the shorter shape padded with leading 1s)."""
     nd = max(input.ndim, other.ndim)
