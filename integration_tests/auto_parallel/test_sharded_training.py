@@ -52,10 +52,11 @@ def test_sharded_checkpoints_merge_into_one_and_load_back(ranks, tmp_path):
 
 # 16384 rows: 128 KB activations per micro-batch, past MPICH's eager limit, so a send
 # order in which two stages wait on each other's sends would hang (and time out) here.
-@pytest.mark.parametrize("ranks, micro, rows", [(2, 2, 8), (4, 4, 16384)])
-def test_pipeline_1f1b_equals_one_process(ranks, micro, rows):
+@pytest.mark.parametrize("ranks, micro, rows, extra", [
+    (2, 2, 8, ()), (4, 4, 16384, ()), (2, 2, 8, ("--recompute",))])
+def test_pipeline_1f1b_equals_one_process(ranks, micro, rows, extra):
     script = SCRIPT.with_name("train_pipeline.py")
-    proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, "--rows", rows,
+    proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, "--rows", rows, *extra,
                      timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sum(line.startswith("step ") for line in proc.stdout.splitlines()) == 3

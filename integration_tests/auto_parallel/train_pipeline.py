@@ -4,7 +4,7 @@ micro-batches in the 1F1B order, SGD. The last stage prints ``step K pipeline L1
 every rank asserts its stage's Parameters equal the unsplit run's after the steps (float32,
 to 1e-6).
 
-usage: train_pipeline.py --micro M --steps K [--rows R]
+usage: train_pipeline.py --micro M --steps K [--rows R] [--recompute]
 """
 
 import argparse
@@ -21,6 +21,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--rows", type=int, default=8, help="batch rows (8192: 128 KB messages)")
+p.add_argument("--recompute", action="store_true", help="Cell.recompute() on every cell")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -40,12 +41,20 @@ def build():
     return net
 
 
+def mark_recompute(net):
+    for c in net.cells():
+        c.recompute()
+
+
 rng = np.random.default_rng(1)
 x = Tensor(rng.standard_normal((args.rows, 8)).astype(np.float32))
 y = Tensor(rng.standard_normal((args.rows, 8)).astype(np.float32))
 loss_fn = MSELoss()
 piped, single = build(), build()
+if args.recompute:
+    mark_recompute(piped)
 stage = PipelineCell(piped, loss_fn, args.micro, rank, n)
+assert stage.recompute == args.recompute
 ref = value_and_grad(lambda a, b: loss_fn(single(a), b), None, single.trainable_params())
 lr = 0.1
 for k in range(args.steps):

@@ -577,6 +577,7 @@ class Cell:
         return "\n".join(lines)
 
     shard = cell_parallel.shard
+    recompute = cell_parallel.recompute
 
     def __dir__(self):
         names = set(super().__dir__())

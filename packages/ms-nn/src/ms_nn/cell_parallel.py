@@ -1,12 +1,13 @@
-"""The parallel annotation of a Cell: ``shard``.
+"""The parallel annotations of a Cell: ``shard`` and ``recompute``.
 
-It only records the user's intent on the Cell, as MindSpore's does; ms-parallel (a higher
-package) reads it when it plans or partitions a run. A single-device run ignores it.
+They only record the user's intent on the Cell, as MindSpore's do; ms-parallel (a higher
+package) reads them when it plans, partitions or pipelines a run. A single-device run
+ignores them.
 """
 
 from __future__ import annotations
 
-__all__ = ["shard"]
+__all__ = ["shard", "recompute"]
 
 
 def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="CPU", level=0):
@@ -24,3 +25,10 @@ def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="CPU
                                     dict(parameter_plan or {}))
     return self
 
+
+def recompute(self, **kwargs):
+    """Keep only this Cell's input for the backward pass and run it again there, instead of
+    keeping its activations (MindSpore's ``Cell.recompute``; ms-parallel's pipeline stages
+    honour it). Returns the Cell."""
+    self.__dict__["_recompute"] = True
+    return self

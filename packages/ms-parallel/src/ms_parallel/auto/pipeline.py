@@ -8,7 +8,9 @@ and a backward in turn, then the remaining backwards, so at most ``stages - s`` 
 activations are alive on stage ``s``. Activations go forward and their gradients backward
 with ms-parallel's Send/Receive operators; each stage differentiates its own part with
 ``vjp``. The last stage computes ``loss_fn(output, labels) / micro_size`` per micro-batch,
-so the gradients it accumulates are the whole batch's (for a mean loss).
+so the gradients it accumulates are the whole batch's (for a mean loss). When every cell of a
+stage is marked with ``Cell.recompute()``, the stage keeps only each micro-batch's input and
+runs its forward again in the backward pass (activation recomputation).
 
 Send and Receive block (MPI standard mode: a large message waits for its receive), so in the
 steady phase a stage receives the gradient of micro-batch ``i`` before it sends the
@@ -49,6 +51,9 @@ class PipelineCell:
         self.marks = marks
         self.loss_fn, self.micro, self.stage, self.stages = loss_fn, micro_size, stage, stages
         self.params = [p for c in self.cells for p in c.trainable_params()]
+        # Cell.recompute() on every cell of the stage: keep each micro-batch's input only,
+        # and run the stage again in its backward pass.
+        self.recompute = all(c.__dict__.get("_recompute", False) for c in self.cells)
 
     def _run(self, x):
         for c in self.cells:
@@ -89,7 +94,10 @@ class PipelineCell:
                     return self.loss_fn(self._run(a), ys[m]) / float(self.micro)
             else:
                 fn = self._run
-            out, pull = vjp(fn, inp, weights=self.params)
+            if self.recompute:
+                out, pull = fn(inp), (fn, inp)
+            else:
+                out, pull = vjp(fn, inp, weights=self.params)
             if last:
                 losses.append(out)
             elif send:
@@ -105,6 +113,8 @@ class PipelineCell:
         def backward(m, cot):
             nonlocal grads
             pull, _ = pending.pop(m)
+            if self.recompute:
+                pull = vjp(pull[0], pull[1], weights=self.params)[1]
             in_grads, w_grads = pull(cot)
             grads = list(w_grads) if grads is None else [a + b for a, b in zip(grads, w_grads)]
             if not first:
