@@ -4,6 +4,10 @@ registers, traces the script's network and prints the plan."""
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # starts a process
+
 SCRIPT = """
 import numpy as np
 from ms_nn import Cell

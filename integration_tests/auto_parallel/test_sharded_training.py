@@ -11,6 +11,7 @@ pytest.importorskip("mpi4py")
 from ms_parallel.testing import run_ranks  # noqa: E402
 
 SCRIPT = pathlib.Path(__file__).with_name("train_sharded.py")
+pytestmark = pytest.mark.slow  # MPI jobs of 2 and 4 ranks
 
 
 @pytest.mark.parametrize("ranks, model, extra", [
