@@ -103,12 +103,12 @@ def read_idx(path: str, magic: int) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(shape)
 
 
-def _find(dataset_dir: str, name: str) -> str:
+def _find(dataset_dir: str, name: str, who: str) -> str:
     for candidate in (name, name + ".gz"):
         path = os.path.join(dataset_dir, candidate)
         if os.path.isfile(path):
             return path
-    raise FileNotFoundError(f"MnistDataset: {os.path.join(dataset_dir, name)} (or .gz) not found")
+    raise FileNotFoundError(f"{who}: {os.path.join(dataset_dir, name)} (or .gz) not found")
 
 
 class MnistDataset(MappableSource):
@@ -135,24 +135,30 @@ class MnistDataset(MappableSource):
         super().__init__(num_samples=num_samples, shuffle=shuffle, sampler=sampler,
                          num_shards=num_shards, shard_id=shard_id,
                          num_parallel_workers=num_parallel_workers)
+        who = type(self).__name__
         usage = "all" if usage is None else usage
         if usage not in _USAGE_PARTS:
-            raise ValueError(f"MnistDataset: usage must be 'train', 'test' or 'all', got {usage!r}")
+            raise ValueError(f"{who}: usage must be 'train', 'test' or 'all', got {usage!r}")
         if not os.path.isdir(dataset_dir):
-            raise ValueError(f"MnistDataset: {dataset_dir} is not a directory")
+            raise ValueError(f"{who}: {dataset_dir} is not a directory")
         self.dataset_dir = dataset_dir
         self.usage = usage
         self._parts = []
         for part in _USAGE_PARTS[usage]:
-            images = _find(dataset_dir, _FILES[part][0])
-            labels = _find(dataset_dir, _FILES[part][1])
+            image_name, label_name = self._file_names(part)
+            images = _find(dataset_dir, image_name, who)
+            labels = _find(dataset_dir, label_name, who)
             n_images = read_idx_header(images, IMAGES_MAGIC)[0]
             n_labels = read_idx_header(labels, LABELS_MAGIC)[0]
             if n_images != n_labels:
-                raise DatasetError(f"MnistDataset: {images} holds {n_images} images but {labels} "
-                                 f"holds {n_labels} labels")
+                raise DatasetError(f"{who}: {images} holds {n_images} images but {labels} "
+                                   f"holds {n_labels} labels")
             self._parts.append((images, labels, n_images))
         self._data = Once()
+
+    def _file_names(self, part: str) -> tuple[str, str]:
+        """The (images, labels) file names of ``part``, "train" or "test"."""
+        return _FILES[part]
 
     def _length(self) -> int:
         return sum(n for _, _, n in self._parts)
