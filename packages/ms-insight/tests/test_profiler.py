@@ -95,6 +95,18 @@ def test_kernels_of_other_threads_get_their_own_track(tmp_path):
     assert tid == {"Sub": 2, "Add": 1}
 
 
+def test_op_analyse_reports_named_operators(tmp_path):
+    profiler = Profiler(output_path=tmp_path)
+    x = Tensor(np.ones(3, np.float32))
+    (x + x) * x
+    profiler.stop()
+    got = json.loads(profiler.op_analyse(["Add", "Mul"]))
+    assert got["Add"]["calls"] == 1 and got["Mul"]["calls"] == 1
+    assert set(got["Add"]) == {"calls", "total_us", "mean_us", "share", "wall_share"}
+    with pytest.raises(ValueError, match=r"\['Conv2D'\] did not run.*'Add', 'Mul'"):
+        profiler.op_analyse("Conv2D")
+
+
 def test_kernel_errors_pass_through_the_profiler(tmp_path):
     from ms_ops import functional as F
 

@@ -97,6 +97,26 @@ class Profiler:
         report.write(os.path.join(self._output, "profiler"))
         return report
 
+    def op_analyse(self, op_name, device_id=None) -> str:
+        """MindSpore's per-operator query: JSON ``{name: {calls, total_us, mean_us, share,
+        wall_share}}`` for ``op_name`` (a name or a list of names) from the events so far.
+
+        Raises:
+            ValueError: an operator that did not run while profiling (the message lists
+                those that did).
+        """
+        import json
+
+        names = [op_name] if isinstance(op_name, str) else list(op_name)
+        report = Report(list(self._events), self._wall_ns or 1, list(self._steps), self._t0)
+        stats = {s.op: s for s in report.stats}
+        missing = [n for n in names if n not in stats]
+        if missing:
+            raise ValueError(f"Profiler.op_analyse: {missing} did not run while profiling; "
+                             f"profiled operators: {sorted(stats)}")
+        return json.dumps({n: {k: v for k, v in stats[n]._asdict().items() if k != "op"}
+                           for n in names})
+
     def __enter__(self) -> Profiler:
         if not self._running:
             self.start()
