@@ -42,6 +42,9 @@ _LAZY = {
     "HFArrowDataset": "ms_data.sources.arrow_files",
     "MappableSource": "ms_data.sources.base",
     "zip": "ms_data.ops.combine",
+    # MindSpore re-exports these settings at the top of mindspore.dataset
+    **dict.fromkeys(("set_seed", "get_seed", "get_num_parallel_workers",
+                     "get_multiprocessing_start_method"), "ms_data.config"),
     "vision": "ms_data.vision",
     "transforms": "ms_data.transforms",
     "bundled": "ms_data.bundled",
