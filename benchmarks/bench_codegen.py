@@ -12,7 +12,7 @@ inputs). Weights are the initializers' (untrained): sizes and speed do not depen
 * flash (Cortex-M3, ``arm-none-eabi-gcc -Os``): the model's code (``net.o`` .text), its
   weights (``weight.o`` .rodata), and a minimal firmware image that runs it (vector table,
   ``net_*``, and what it pulls from newlib/libgcc: memcpy, soft-float), minus the weights.
-* x86 latency per inference: the generated C (``-O2``, its benchmark main, one thread),
+* x86 latency per inference: the generated C (``-O3``, its benchmark main, one thread),
   the Python lite runtime, and onnxruntime on the ONNX export (float32; one thread),
   interleaved round by round (A B C A B C ...), medians.
 * Cortex-M3 (MPS2-AN385 under ``qemu-system-arm -icount shift=0``): instructions per
@@ -260,7 +260,7 @@ def main(argv=None) -> int:
             host = generate(graph, work / "x86", project_name=f"{case}_{prec}",
                             golden_inputs=[x])
             targets.build(host.path, "x86")
-            speed_rows.append(_Row(label, "generated C (-O2)", _c_latency(host, reps * 5)))
+            speed_rows.append(_Row(label, "generated C (-O3)", _c_latency(host, reps * 5)))
             speed_rows.append(_Row(label, "Python lite runtime", _py_latency(graph, x, reps)))
             if prec == "float32":
                 speed_rows.append(_Row(label, "onnxruntime (1 thread)",
