@@ -32,7 +32,8 @@ class MindirExportError(ValueError):
 class _Writer:
     def __init__(self, graph):
         self.graph = graph
-        self.model = pb.ModelProto(ir_version="1.1", producer_name="MindSpore",
+        # model_version: the MindSpore release whose encoding the file follows.
+        self.model = pb.ModelProto(ir_version="1.1", producer_name="microspore",
                                    model_version="2.10.0", little_endian=True,
                                    mind_ir_version=3)
         self.g = self.model.graph
