@@ -33,7 +33,6 @@ def single(tmp_path_factory):
     ("mlp", 2, []),
     ("mlp", 4, []),
     ("mlp", 2, ["--graph"]),
-    ("mlp", 2, ["--sampler"]),
     ("lenet", 2, ["--model_train"]),
     ("lenet", 4, ["--model_train", "--sampler"]),
 ])

@@ -15,9 +15,13 @@ __all__ = ["plan_buckets", "DEFAULT_BUCKET_MB"]
 
 DEFAULT_BUCKET_MB = 25
 """PyTorch DDP's default bucket size: large enough that the per-call cost vanishes."""
+FIRST_BUCKET_MB = 1
+"""The first bucket (the last layers' gradients, ready first) is kept small, as DDP does,
+so that communication starts early in the backward pass even for a small network."""
 
 
-def plan_buckets(grads, bucket_bytes: float | None = None, split_indices=None) -> list[list[int]]:
+def plan_buckets(grads, bucket_bytes: float | None = None, split_indices=None,
+                 first_bytes: float | None = None) -> list[list[int]]:
     """Buckets of indices into ``grads`` (arrays or Tensors with shape and dtype).
 
     Args:
@@ -25,6 +29,7 @@ def plan_buckets(grads, bucket_bytes: float | None = None, split_indices=None) -
             its own); 0 gives one bucket per tensor; None one bucket per dtype.
         split_indices: parameter indices where a new bucket starts (``[20, 35]``: 0-19,
             20-34, 35-); overrides ``bucket_bytes``.
+        first_bytes: a smaller limit for the first bucket of each dtype.
     """
     order = list(range(len(grads) - 1, -1, -1))
     if split_indices:
@@ -40,7 +45,11 @@ def plan_buckets(grads, bucket_bytes: float | None = None, split_indices=None) -
         dt = _dtype(grads[i])
         size = int(np.prod(grads[i].shape)) * np.dtype(dt).itemsize
         current = open_.get(dt)
-        if current is None or (bucket_bytes is not None and current[1] + size > bucket_bytes
+        limit = bucket_bytes
+        if first_bytes is not None and limit is not None and current is not None and \
+                len([b for b in buckets if _dtype(grads[b[0]]) == dt]) == 1:
+            limit = min(limit, first_bytes)
+        if current is None or (limit is not None and current[1] + size > limit
                                and current[0]):
             current = ([], 0)
             buckets.append(current[0])

@@ -9,6 +9,8 @@ seed's stream and random operators give the same numbers with or without collect
 
 from __future__ import annotations
 
+import sys
+
 from ms_ops import OpDef
 from ms_tensor import dtype as mstype
 
@@ -25,8 +27,8 @@ class CollectiveDef(OpDef):
         kwargs.setdefault("stateful", True)
         kwargs.setdefault("seed_attrs", ())
         super().__init__(*args, **kwargs)
-        import sys
-
+        # OpDef records the module that called it, which here is this one: record the
+        # family module that defines the operator instead.
         self.module = sys._getframe(1).f_globals.get("__name__")
 
     def new_generator(self, attrs: dict):

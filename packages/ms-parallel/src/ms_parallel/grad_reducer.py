@@ -23,7 +23,7 @@ from ms_autodiff import on_gradient_ready
 from ms_nn.cell import Cell
 from ms_ops import functional as F
 from ms_ops.dispatch import get_recorder
-from ms_parallel.buckets import DEFAULT_BUCKET_MB, plan_buckets
+from ms_parallel.buckets import DEFAULT_BUCKET_MB, FIRST_BUCKET_MB, plan_buckets
 from ms_parallel.groups import WORLD
 from ms_parallel.groups import group as find_group
 from ms_parallel.reduce_ops import AllReduce
@@ -42,7 +42,8 @@ class DistributedGradReducer(Cell):
         fusion_type: MindSpore's fusion flag; 0 reduces each gradient on its own.
         group: the communication group.
         bucket_mb: the most MB per bucket (None: the context's ``comm_fusion`` allreduce
-            ``config`` in mode ``"size"``, else 25); 0: one allreduce per tensor.
+            ``config`` in mode ``"size"``, else 25 with a first bucket of 1 MB, as PyTorch
+            DDP does); 0: one allreduce per tensor.
     """
 
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=WORLD,
@@ -60,8 +61,13 @@ class DistributedGradReducer(Cell):
         self.shapes = [tuple(p.shape) for p in parameters]
         self.dtypes = [p.dtype for p in parameters]
         fusion = get_auto_parallel_context("comm_fusion")["allreduce"]
+        self.first_bytes = None
         if bucket_mb is None:
-            bucket_mb = fusion["config"] if fusion["mode"] == "size" else DEFAULT_BUCKET_MB
+            if fusion["mode"] == "size":
+                bucket_mb = fusion["config"]
+            else:
+                bucket_mb = DEFAULT_BUCKET_MB
+                self.first_bytes = FIRST_BUCKET_MB * (1 << 20)
         self.split_indices = fusion["config"] if fusion["mode"] == "index" else \
             get_auto_parallel_context("all_reduce_fusion_config")
         self.bucket_bytes = 0 if fusion_type == 0 else bucket_mb * (1 << 20)
@@ -104,7 +110,8 @@ class DistributedGradReducer(Cell):
         """The buckets for gradients of these shapes and dtypes (planned once)."""
         key = tuple((tuple(g.shape), g.dtype) for g in grads)
         if key != self._key:
-            self._buckets = plan_buckets(grads, self.bucket_bytes, self.split_indices)
+            self._buckets = plan_buckets(grads, self.bucket_bytes, self.split_indices,
+                                         self.first_bytes)
             self._key = key
         return self._buckets
 
