@@ -33,6 +33,7 @@ from ms_graph import ir
 from ms_graph.memory_plan import plan_memory
 from ms_graph.trace import unflatten
 from ms_ops import TensorSpec, plan
+from ms_ops.dispatch import kernel_observer
 from ms_ops.opdef import TENSOR
 from ms_ops.planning import WEAK_SCALARS
 from ms_tensor import dtype as mstype
@@ -191,7 +192,8 @@ class Executable:
         # None idle: the first run, or another run holds the buffers.
         steps = idle.pop() if idle else self._with_buffers()
         try:
-            return self._run(steps, arrays)
+            observer = kernel_observer()
+            return self._run(steps if observer is None else _observed(steps, observer), arrays)
         finally:
             idle.append(steps)
 
@@ -253,6 +255,19 @@ class Executable:
             peak = max(peak, len(live))
             live.difference_update(st.free)
         return peak
+
+
+def _observed(steps, observer) -> list:
+    """The steps with each operator's (and fused group's) kernel given to ``observer``
+    (``ms_ops.dispatch.set_kernel_observer``); control flow and calls are not wrapped,
+    since the operators inside them are observed when their own graphs run."""
+    out = []
+    for st in steps:
+        if type(st.op) is not str or st.op == "Fused":
+            st = copy.copy(st)
+            st.kernel = observer(st.op if type(st.op) is str else st.op.name, st.kernel)
+        out.append(st)
+    return out
 
 
 def run_graph(graph: ir.Graph, *tensors):

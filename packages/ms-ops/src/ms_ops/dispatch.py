@@ -23,15 +23,18 @@ from ms_ops.opdef import _NO_ATTRS, TENSOR, TensorSpec
 from ms_ops.planning import WEAK_SCALARS, Plan, plan
 from ms_tensor import dtype as mstype
 from ms_tensor import registry as _registry
+from ms_tensor.context import on_change
 from ms_tensor.tensor import Tensor, array_of, wrap
 
 __all__ = ["execute", "execute_plain", "method_for", "input_array", "static_key",
-           "set_recorder", "get_recorder", "OpError"]
+           "set_recorder", "get_recorder", "set_kernel_observer", "kernel_observer",
+           "OpError"]
 
 _ndarray = np.ndarray
 _new = object.__new__
 _WEAK = frozenset(WEAK_SCALARS)
 _recorder = None
+_observer = None
 _MAX_PLANS = 4096  # per operator; the cache is cleared when it would grow past this
 _tables: dict = {}  # OpDef -> (plans, fast): signature -> Plan, and -> kernel
 
@@ -55,6 +58,25 @@ def get_recorder():
     return _recorder
 
 
+def set_kernel_observer(observer) -> object:
+    """Install ``observer(op_name, kernel) -> kernel``, which may wrap each kernel (a
+    profiler times it); ``None`` removes it. Returns the previous observer.
+
+    Costs nothing while none is installed: plans take the observed kernel when they are
+    made, so installing or removing one drops every plan (the next call of each
+    signature plans again), and the per-call path never looks at the observer. ms-graph's
+    executor asks ``kernel_observer()`` once per graph run.
+    """
+    global _observer
+    previous, _observer = _observer, observer
+    _forget()
+    return previous
+
+
+def kernel_observer():
+    return _observer
+
+
 def _tables_of(op) -> tuple[dict, dict]:
     t = _tables.get(op)
     if t is None:
@@ -71,6 +93,7 @@ def _forget(_reg=None) -> None:
 
 _registry.on_load(_forget)
 _registry.on_reset(_forget)
+on_change("device_target", _forget)  # an emulating backend's kernels (planning)
 
 
 def execute(op, values, attrs, state=None):
@@ -109,6 +132,8 @@ def execute(op, values, attrs, state=None):
     p = plans.get(key)
     if p is None:
         p = _plan_for(op, values, raw, attrs)
+        if _observer is not None:
+            p.kernel = _observer(op.name, p.kernel)
         if len(plans) >= _MAX_PLANS:  # e.g. indexing with every distinct integer
             plans.clear()
             fast.clear()
