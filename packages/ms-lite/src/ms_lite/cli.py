@@ -22,6 +22,9 @@ def _convert_parser() -> argparse.ArgumentParser:
     p.add_argument("--configFile", default="")
     p.add_argument("--optimize", choices=["general", "none"], default="general")
     p.add_argument("--report", action="store_true", help="print the conversion report")
+    p.add_argument("--ram-budget", default=None,
+                   help="with [micro_param] enable_micro=true: fail if the C code's planned "
+                        "arena is larger (e.g. 8KB)")
     return p
 
 
@@ -43,6 +46,11 @@ def convert(argv) -> int:
         print(result.report.text())
     print(f"wrote {result.path} ({result.size} bytes, {len(result.graph.nodes)} nodes); "
           f"report: {result.path}.report.txt")
+    if args.configFile or args.ram_budget:
+        from ms_lite.codegen.cli import micro_codegen  # [micro_param]: the C project too
+
+        if micro_codegen(result.graph, args.configFile, args.ram_budget):
+            return 1
     print("CONVERT RESULT SUCCESS:0")
     return 0
 
