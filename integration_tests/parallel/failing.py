@@ -22,7 +22,8 @@ print(f"rank {os.environ.get('PMI_RANK')} pid {os.getpid()}", flush=True)
 if how == "late" and int(os.environ["PMI_RANK"]) == who:
     time.sleep(600)
 init()
-ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+ms.context.set_auto_parallel_context(parallel_mode=ms.context.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True)
 net = nn.Dense(8, 2)
 step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params()))
 x, y = ms.Tensor(np.ones((4, 8), np.float32)), ms.Tensor(np.zeros((4, 2), np.float32))

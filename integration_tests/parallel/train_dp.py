@@ -41,8 +41,8 @@ if args.graph:
     ms.set_context(mode=ms.GRAPH_MODE)
 init()
 rank, size = get_rank(), get_group_size()
-ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True,
-                             device_num=size)
+ms.context.set_auto_parallel_context(parallel_mode=ms.context.ParallelMode.DATA_PARALLEL,
+                                     gradients_mean=True, device_num=size)
 assert args.batch % size == 0, "the global batch must divide among the ranks"
 
 if args.sampler:
