@@ -198,26 +198,6 @@ def _nonzero_divisor(rng):
         yield (rng.standard_normal(xs), _signed(rng, ys)), {}
 
 
-@functional("div", "divide", methods=("div", "divide"))
-def div(input, other, *, rounding_mode=None):
-    """``ops.div``: ``input / other``; ``rounding_mode`` None divides exactly (integers give
-    float32), ``"floor"`` rounds the quotient down and ``"trunc"`` toward zero (integers
-    stay integers, exactly).
-
-    >>> ops.div(Tensor([7, -7]), Tensor([2, 2]), rounding_mode="trunc").asnumpy()
-    array([ 3, -3])
-    """
-    if rounding_mode is None:
-        return Div(input, other)
-    if rounding_mode == "floor":
-        return FloorDiv(input, other)
-    if rounding_mode == "trunc":
-        if _integral(input) and _integral(other):
-            return FloorDiv(Sub(input, Mod(input, other)), other)
-        return math_unary.Trunc(Div(input, other))
-    raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
-
-
 Neg = OpDef("Neg", (Arg("x"),), infer=elementwise(NUMBERS), promote="common",
             doc="-x, elementwise.", functional=("neg", "negative"), methods=("__neg__", "neg"))
 Neg.kernel("CPU", dtypes=NUMBERS, out=True)(np.negative)

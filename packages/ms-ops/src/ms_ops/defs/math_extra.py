@@ -1,5 +1,6 @@
-"""More elementwise math, as MindSpore's functional API has it: Gcd, Lcm, CopySign, FMax,
-FMin, Heaviside, NanToNum, SignBit, and compositions of existing operators (``hypot``,
+"""More elementwise math, as MindSpore's functional API has it: ``div`` with its rounding
+modes, Gcd, Lcm, CopySign, FMax, FMin, Heaviside, NanToNum, SignBit, and compositions of
+existing operators (``hypot``,
 ``logaddexp``/``logaddexp2``, ``deg2rad``/``rad2deg``, ``frac``, ``float_power``,
 ``ldexp``, ``isposinf``/``isneginf``/``isreal``, ``positive``/``negative``, ``sgn``,
 ``inv``/``invert``, ``diff``, ``trapz``).
@@ -16,7 +17,21 @@ import numpy as np
 
 from ms_ops.defs import array, comparison, math_unary
 from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
-from ms_ops.defs.arithmetic import Abs, Add, Div, Maximum, Mul, Neg, Pow, Reciprocal, Sign, Sub
+from ms_ops.defs.arithmetic import (
+    Abs,
+    Add,
+    Div,
+    FloorDiv,
+    Maximum,
+    Mod,
+    Mul,
+    Neg,
+    Pow,
+    Reciprocal,
+    Sign,
+    Sub,
+    _integral,
+)
 from ms_ops.defs.array_create import full
 from ms_ops.defs.array_join import concat
 from ms_ops.defs.array_reorder import Select
@@ -302,3 +317,23 @@ def trapz(y, x=None, *, dx=None, dim=-1):
             step = array.Reshape(step, tuple(shape))
         return ReduceSum(Mul(mean, step), ax)
     return Mul(ReduceSum(mean, ax), 1.0 if dx is None else dx)
+
+
+@functional("div", "divide", methods=("div", "divide"))
+def div(input, other, *, rounding_mode=None):
+    """``ops.div``: ``input / other``; ``rounding_mode`` None divides exactly (integers give
+    float32), ``"floor"`` rounds the quotient down and ``"trunc"`` toward zero (integers
+    stay integers, exactly).
+
+    >>> ops.div(Tensor([7, -7]), Tensor([2, 2]), rounding_mode="trunc").asnumpy()
+    array([ 3, -3])
+    """
+    if rounding_mode is None:
+        return Div(input, other)
+    if rounding_mode == "floor":
+        return FloorDiv(input, other)
+    if rounding_mode == "trunc":
+        if _integral(input) and _integral(other):
+            return FloorDiv(Sub(input, Mod(input, other)), other)
+        return math_unary.Trunc(Div(input, other))
+    raise ValueError(f"div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
