@@ -66,7 +66,7 @@ DIRECT_CASES = [
 def test_direct_float32_kernels_match_numpy_reference(x_shape, w_shape, extra):
     x, w, dout, attrs = _data(x_shape, w_shape, extra, np.float32)
     grad_attrs = dict(attrs, pad_list=None)
-    assert C._is_direct(C._geometry(x_shape, w_shape, **attrs), np.float32)
+    assert C._is_direct(C.conv_geometry(x_shape, w_shape, **attrs), np.float32)
     check_against_reference(C.conv2d_cpu, C.conv2d_ref, x, w, rtol=1e-4, atol=1e-4, **attrs)
     check_against_reference(C.conv2d_backprop_input_cpu, C.conv2d_backprop_input_ref, dout, w,
                             x_shape, rtol=1e-4, atol=1e-4, **grad_attrs)

@@ -119,11 +119,11 @@ def _matmul(x, y, transpose_a=False, transpose_b=False):
 def _conv2d(x, weight, **attrs):
     """Conv2D as numpy's float32 matmul of the weight and the im2col columns, per sample
     and group: ``(Cout/g, Cin/g*kh*kw) @ (Cin/g*kh*kw, oh*ow)``."""
-    from ms_ops.defs.nn_conv import _geometry, _pad_input, _windows
+    from ms_ops.defs.nn_conv import conv_geometry, conv_windows, pad_input
 
-    g = _geometry(x.shape, weight.shape, **attrs)
+    g = conv_geometry(x.shape, weight.shape, **attrs)
     n = x.shape[0]
-    cols = _windows(_pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
+    cols = conv_windows(pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
     w = weight.reshape(g.group, weight.shape[0] // g.group, -1)
     return np.matmul(w, cols).reshape(n, weight.shape[0], g.oh, g.ow)
 

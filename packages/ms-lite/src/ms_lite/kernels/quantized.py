@@ -39,7 +39,7 @@ def qgemm(a, w, bias, mult, shift, in_zp, out_zp, act_min, act_max, threads: int
 
 
 def _geometry(x_shape, w_shape, attrs):
-    from ms_ops.defs.nn_conv import _geometry as conv_geometry  # the one conv geometry
+    from ms_ops.defs.nn_conv import conv_geometry  # the one conv geometry
     from ms_tensor import registry
 
     conv = registry.load().primitive("Conv2D")

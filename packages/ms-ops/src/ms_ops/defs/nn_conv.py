@@ -90,9 +90,10 @@ class _Geom:
             self.oh, self.ow = (hp - ekh) // self.sh + 1, (wp - ekw) // self.sw + 1
 
 
-def _geometry(x_shape, w_shape, out_channel, kernel_size, mode, pad_mode, pad, stride,
-              dilation, group, data_format, pad_list=None) -> _Geom:
-    """Check one convolution's shapes and attributes; the message names both shapes."""
+def conv_geometry(x_shape, w_shape, out_channel, kernel_size, mode, pad_mode, pad, stride,
+                  dilation, group, data_format, pad_list=None) -> _Geom:
+    """Check one convolution's shapes and attributes (the message names both shapes) and
+    return its geometry; other engines' convolution kernels (int8, emulated fp16) use it."""
     if data_format != "NCHW":
         raise ValueError(f"data_format {data_format!r} is not supported on CPU, only 'NCHW'")
     if mode != 1:
@@ -148,7 +149,7 @@ _GRAD_ATTRS = (Attr("out_channel"), Attr("kernel_size"), Attr("pad_mode", "valid
                Attr("dilation", 1), Attr("group", 1), Attr("data_format", "NCHW"))
 
 
-def _windows(xp, g):
+def conv_windows(xp, g):
     """``(N, C, kh*kw, oh, ow)``: what each kernel tap sees in the padded input ``xp``."""
     taps = [xp[:, :, i * g.dh: i * g.dh + (g.oh - 1) * g.sh + 1: g.sh,
                j * g.dw: j * g.dw + (g.ow - 1) * g.sw + 1: g.sw]
@@ -156,21 +157,22 @@ def _windows(xp, g):
     return np.stack(taps, axis=2)
 
 
-def _pad_input(x, g):
+def pad_input(x, g):
+    """``x`` zero-padded as the geometry ``g`` says (before ``conv_windows``)."""
     return np.pad(x, ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr)))
 
 
 def conv2d_ref(x, weight, **attrs):
-    g = _geometry(x.shape, weight.shape, **attrs)
+    g = conv_geometry(x.shape, weight.shape, **attrs)
     n, c = x.shape[:2]
-    cols = _windows(_pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
+    cols = conv_windows(pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
     w = weight.reshape(g.group, weight.shape[0] // g.group, -1)
     out = np.einsum("gok,ngkp->ngop", w, cols)
     return out.reshape(n, weight.shape[0], g.oh, g.ow)
 
 
 def conv2d_backprop_input_ref(dout, weight, input_size, **attrs):
-    g = _geometry(input_size, weight.shape, **attrs)
+    g = conv_geometry(input_size, weight.shape, **attrs)
     n, c, h, w_ = input_size
     co = weight.shape[0]
     wt = weight.reshape(g.group, co // g.group, -1)
@@ -185,10 +187,10 @@ def conv2d_backprop_input_ref(dout, weight, input_size, **attrs):
 
 
 def conv2d_backprop_filter_ref(dout, x, filter_size, **attrs):
-    g = _geometry(x.shape, filter_size, **attrs)
+    g = conv_geometry(x.shape, filter_size, **attrs)
     n = x.shape[0]
     co = filter_size[0]
-    cols = _windows(_pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
+    cols = conv_windows(pad_input(x, g), g).reshape(n, g.group, -1, g.oh * g.ow)
     d = dout.reshape(n, g.group, co // g.group, g.oh * g.ow)
     return np.einsum("ngop,ngkp->gok", d, cols).reshape(filter_size)
 
@@ -304,7 +306,7 @@ _CASES = (
 )
 
 
-def _geometry_samples(rng):
+def _conv_samples(rng):
     """(x, weight, attrs, output shape) per case, the output shape from Conv2D itself."""
     from ms_ops.defs.nn_conv import Conv2D
     from ms_tensor.tensor import Tensor
@@ -317,7 +319,7 @@ def _geometry_samples(rng):
 
 def _conv2d_infer(x, weight, **attrs):
     _check_specs("x", x, "weight", weight)
-    g = _geometry(x.shape, weight.shape, **attrs)
+    g = conv_geometry(x.shape, weight.shape, **attrs)
     return TensorSpec((x.shape[0], weight.shape[0], g.oh, g.ow), x.dtype)
 
 
@@ -328,7 +330,7 @@ Conv2D = OpDef(
 
 @Conv2D.kernel("CPU", dtypes=FLOATS)
 def conv2d_cpu(x, weight, **attrs):
-    g = _geometry(x.shape, weight.shape, **attrs)
+    g = conv_geometry(x.shape, weight.shape, **attrs)
     dt, (x, weight) = _compute(x, weight)
     n, c = x.shape[:2]
     if _is_direct(g, dt):
@@ -358,14 +360,14 @@ def conv2d_bprop(x, weight, out, dout, **attrs):
 
 @Conv2D.samples
 def _conv2d(rng):
-    for x, w, attrs, _ in _geometry_samples(rng):
+    for x, w, attrs, _ in _conv_samples(rng):
         yield (x, w), attrs
 
 
 def _backprop_input_infer(dout, weight, input_size, **attrs):
     _check_specs("out_backprop", dout, "filter", weight)
     x_shape = _size("input_size", input_size)
-    _check_dout(dout, x_shape, weight.shape, _geometry(x_shape, weight.shape, **attrs))
+    _check_dout(dout, x_shape, weight.shape, conv_geometry(x_shape, weight.shape, **attrs))
     return TensorSpec(x_shape, dout.dtype)
 
 
@@ -377,7 +379,7 @@ Conv2DBackpropInput = OpDef(
 
 @Conv2DBackpropInput.kernel("CPU", dtypes=FLOATS)
 def conv2d_backprop_input_cpu(dout, weight, input_size, **attrs):
-    g = _geometry(input_size, weight.shape, **attrs)
+    g = conv_geometry(input_size, weight.shape, **attrs)
     dt, (dout, weight) = _compute(dout, weight)
     n, c = input_size[:2]
     cog, p = weight.shape[0] // g.group, g.oh * g.ow
@@ -406,14 +408,14 @@ def conv2d_backprop_input_bprop(g, weight, input_size, out, dout, **attrs):
 
 @Conv2DBackpropInput.samples
 def _backprop_input(rng):
-    for x, w, attrs, out in _geometry_samples(rng):
+    for x, w, attrs, out in _conv_samples(rng):
         yield (rng.standard_normal(out), w, x.shape), attrs
 
 
 def _backprop_filter_infer(dout, x, filter_size, **attrs):
     _check_specs("out_backprop", dout, "input", x)
     w_shape = _size("filter_size", filter_size)
-    _check_dout(dout, x.shape, w_shape, _geometry(x.shape, w_shape, **attrs))
+    _check_dout(dout, x.shape, w_shape, conv_geometry(x.shape, w_shape, **attrs))
     return TensorSpec(w_shape, dout.dtype)
 
 
@@ -425,7 +427,7 @@ Conv2DBackpropFilter = OpDef(
 
 @Conv2DBackpropFilter.kernel("CPU", dtypes=FLOATS)
 def conv2d_backprop_filter_cpu(dout, x, filter_size, **attrs):
-    g = _geometry(x.shape, filter_size, **attrs)
+    g = conv_geometry(x.shape, filter_size, **attrs)
     dt, (dout, x) = _compute(dout, x)
     n, c = x.shape[:2]
     cog, p = filter_size[0] // g.group, g.oh * g.ow
@@ -453,7 +455,7 @@ def conv2d_backprop_filter_bprop(g, x, filter_size, out, dout, **attrs):
 
 @Conv2DBackpropFilter.samples
 def _backprop_filter(rng):
-    for x, w, attrs, out in _geometry_samples(rng):
+    for x, w, attrs, out in _conv_samples(rng):
         yield (rng.standard_normal(out), x, w.shape), attrs
 
 
