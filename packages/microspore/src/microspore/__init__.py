@@ -55,6 +55,23 @@ _NAMES = {
     # functional differentiation (ms-autodiff)
     "grad": "ms_autodiff", "value_and_grad": "ms_autodiff", "vjp": "ms_autodiff",
     "jvp": "ms_autodiff",
+    # distributed training (ms-parallel)
+    **dict.fromkeys(("set_auto_parallel_context", "get_auto_parallel_context",
+                     "reset_auto_parallel_context", "ParallelMode"), "ms_parallel.context"),
+    "Layout": "ms_parallel.auto.layout",  # semi-auto parallel's tensor layouts
+    # MindSpore's other dtype names and type conversions, tensor creation, random state
+    **dict.fromkeys(("bool", "byte", "short", "int", "long", "float", "ubyte", "ushort",
+                     "intc", "uintc", "intp", "uintp", "cfloat", "cdouble", "dtype_to_nptype",
+                     "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype"),
+                    "ms_tensor.dtype_names"),
+    "tensor": "ms_tensor.creation", "from_numpy": "ms_tensor.creation",
+    **dict.fromkeys(("manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state"),
+                    "ms_tensor.seed"),
+    # device synchronization and memory, also under ms.runtime
+    **dict.fromkeys(("synchronize", "memory_allocated", "max_memory_allocated",
+                     "memory_reserved", "max_memory_reserved", "memory_stats", "memory_summary",
+                     "reset_peak_memory_stats", "reset_max_memory_allocated",
+                     "reset_max_memory_reserved", "empty_cache"), "ms_tensor.runtime"),
     # graph compilation by ms-graph (see microspore._jit)
     "jit": "microspore._jit",
     # training (ms-nn), as MindSpore's top level re-exports mindspore.train
@@ -66,9 +83,17 @@ _NAMES = {
         "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net",
         "async_ckpt_thread_status",
         "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager",
-        "build_train_network", "get_metric_fn", "names"), _TRAIN),
+        "build_train_network", "get_metric_fn", "names", "MAE", "MSE", "Fbeta",
+        "rearrange_inputs"), _TRAIN),
+    # summaries and the profiler (ms-insight)
+    **dict.fromkeys(("SummaryRecord", "SummaryCollector", "Profiler"), "ms_insight"),
+    # export to MINDIR / ONNX and loading a MINDIR graph (ms-lite)
+    "export": "ms_lite.export", "load": "ms_lite.export",
+    # data sink (ms-nn's device queue and GetNext)
+    **dict.fromkeys(("data_sink", "DatasetHelper", "connect_network_with_dataset"), _TRAIN),
 }
-_SUBMODULES = ("ops", "nn", "dataset", "train", "common", "context", "amp")
+_SUBMODULES = ("ops", "nn", "dataset", "train", "common", "context", "amp", "communication",
+               "profiler", "runtime", "mint")
 
 __getattr__, __dir__ = forward(__name__, globals(), (), _NAMES, _SUBMODULES)
 
