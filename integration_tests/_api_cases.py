@@ -449,10 +449,6 @@ _CPU_GAP = "MindSpore 2.10 has no CPU kernel for this (it raises); microspore co
 _ERROR_TYPE = ("MindSpore raises RuntimeError from its kernel; microspore checks first and "
                "raises {} naming the operator, shapes and dtypes")
 KNOWN_DIFFERENCES = {
-    "ops.div/rounding_floor": "missing: ops.div has no rounding_mode argument",
-    "ops.div/rounding_trunc": "missing: ops.div has no rounding_mode argument",
-    "ops.pad/reflect": "missing: ops.pad supports only mode='constant'",
-    "ops.pad/replicate": "missing: ops.pad supports only mode='constant'",
     "Tensor.repeat": "MindSpore 2.10's Tensor.repeat is PyTorch's (repeat(*sizes), no axis=); "
                      "microspore's is numpy's repeat(repeats, axis)",
     "Tensor.repeat/torch_style": "MindSpore 2.10 takes PyTorch's repeat(*sizes) but has no CPU "

@@ -14,6 +14,7 @@ import numpy as np
 
 from ms_nn import cell_parallel
 from ms_nn.hooks import HookHandle
+from ms_ops import functional as F
 from ms_ops.dispatch import get_recorder
 from ms_tensor import dtype as mstype
 from ms_tensor.context import GRAPH_MODE, get_context
@@ -476,9 +477,8 @@ class Cell:
         return compiled._call(self, *args, **kwargs)
 
     def compiled_graphs(self) -> list:
-        """GRAPH_MODE: the graphs ms-graph compiled for this cell's ``construct``: phase
-        by phase in the order first compiled, each phase's least recently run first (the
-        last is the one just run); empty when none was."""
+        """GRAPH_MODE: the graphs compiled for ``construct``, phase by phase in the order
+        first compiled, each phase's least recently run first (empty when none was)."""
         return [g for jit_fn in self.__dict__.get("_graph_constructs", {}).values()
                 for g in jit_fn.graphs()]
 
@@ -487,9 +487,9 @@ class Cell:
         every cell below it: numbers, strings, bools, None, dtypes and tuples of them
         among their attributes (``self.scale``, a flag that picks a branch, ``training``).
 
-        ms-graph keys a compiled construct on it, so assigning ``self.scale = 5.0``
-        selects (or compiles) another graph instead of rerunning one that captured 2.0.
-        Recomputed only after some Cell attribute was assigned."""
+        ms-graph keys a compiled construct on it: ``self.scale = 5.0`` selects (or compiles)
+        another graph instead of rerunning one that captured 2.0. Recomputed only after
+        some Cell attribute was assigned."""
         d = self.__dict__
         cached = d.get("_graph_state")
         if cached is not None and cached[0] == _set_train_calls[0]:
@@ -563,8 +563,7 @@ class Cell:
 
     def __repr__(self) -> str:
         extra = self.extend_repr()
-        children = [(k, c) for k, c in self.__dict__.get("_cells", {}).items()
-                    if c is not None]
+        children = [(k, c) for k, c in self.__dict__.get("_cells", {}).items() if c is not None]
         if not children:
             return f"{self.cls_name}({extra})"
         lines = [f"{self.cls_name}("]
@@ -588,8 +587,6 @@ class Cell:
 
 def _cast_float(value, dtype):
     if isinstance(value, Tensor) and value.dtype in _FLOAT_KINDS and value.dtype != dtype:
-        from ms_ops import functional as F
-
         return F.cast(value, dtype)
     return value
 
