@@ -102,14 +102,14 @@ class Model:
                 raise ValueError(f"Model.predict: input {t.name!r} is {t.shape} "
                                  f"{t.dtype.value}, the model is planned for {mine.shape} "
                                  f"{mine.dtype.value} (call resize first)")
-            if t._data is None:
+            if t._array is None:
                 raise ValueError(f"Model.predict: input {t.name!r} holds no data "
                                  "(set_data_from_numpy)")
-            arrays.append(t._data)
+            arrays.append(t._array)
         results = self._exec.run(arrays, threads=self.context.cpu.thread_num)
         for t, r in zip(self._outputs, results):
             t._set(r.copy())
         if outputs is not None:
             for t, r in zip(outputs, self._outputs):
-                t._set(r._data)
+                t._set(r._array)
         return list(self._outputs)

@@ -43,7 +43,7 @@ class Tensor:
         self.name = name
         self._shape = tuple(shape)
         self._dtype = np.dtype(dtype)
-        self._data: np.ndarray | None = None
+        self._array: np.ndarray | None = None
         self.format = Format.NCHW if len(self._shape) == 4 else Format.DEFAULT
 
     @property
@@ -75,17 +75,17 @@ class Tensor:
         if a.shape != self._shape:
             raise ValueError(f"tensor {self.name!r}: data has shape {a.shape}, expected "
                              f"{self._shape} (call Model.resize to change it)")
-        self._data = np.array(a, order="C")
+        self._array = np.array(a, order="C")
 
     def get_data_to_numpy(self) -> np.ndarray:
         """A copy of the data (later predictions do not change it)."""
-        if self._data is None:
+        if self._array is None:
             raise ValueError(f"tensor {self.name!r} holds no data yet")
-        return self._data.copy()
+        return self._array.copy()
 
     def _set(self, array: np.ndarray) -> None:
         self._shape = tuple(array.shape)
-        self._data = array
+        self._array = array
 
     def __repr__(self) -> str:
         return f"Tensor(name={self.name!r}, shape={self.shape}, dtype={self._dtype.name})"
