@@ -101,3 +101,42 @@ def test_compiled_graph_is_the_one_just_run(mode, lenet):
         assert len(net.compiled_graphs()) == 2 and graph.inputs[0].spec.shape[0] == 3
         net(x)  # the first signature again: now the most recent
         assert compiled_graph(net).inputs[0].spec.shape[0] == 2
+
+
+def test_collect_tensor_freq_keeps_tensor_summaries_at_its_multiples(tmp_path, lenet,
+                                                                      read_events):
+    import ms_nn as nn
+    from ms_insight.summary.ops import TensorSummary
+
+    class Logged(lenet.LeNet5):
+        def __init__(self):
+            super().__init__()
+            self.tensor = TensorSummary.primitive()
+
+        def construct(self, x):
+            out = super().construct(x)
+            self.tensor("logits", out)
+            return out
+
+    from ms_nn.train.model import Model
+
+    net = Logged()
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                  nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    collector = SummaryCollector(tmp_path, collect_freq=1, collect_tensor_freq=3)
+    model.train(1, lenet.batches(7), callbacks=[collector])
+    ea = read_events(tmp_path)
+    assert [e.step for e in ea.Scalars("loss")] == [1, 2, 3, 4, 5, 6, 7]
+    assert [e.step for e in ea.Tensors("logits")] == [3, 6]
+
+
+def test_default_tensor_steps_are_at_most_twenty_spread_over_the_run(tmp_path):
+    assert SummaryCollector(tmp_path, 10)._tensor_range(100) is None  # 11 recorded steps
+    steps = SummaryCollector(tmp_path, 1)._tensor_range(600)
+    assert len(steps) == 20 and steps[1] == 600 // 19
+    assert list(SummaryCollector(tmp_path, 1, collect_tensor_freq=250)._tensor_range(600)) \
+        == [0, 250, 500]
+    with pytest.raises(ValueError, match="collect_tensor_freq must be None or a positive int"):
+        SummaryCollector(tmp_path, collect_tensor_freq=0)
+    with pytest.raises(ValueError, match="export_options"):
+        SummaryCollector(tmp_path, export_options={"tensor_format": "npy"})

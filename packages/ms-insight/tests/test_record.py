@@ -128,3 +128,19 @@ def test_add_value_snapshots_the_value(tmp_path, read_events):
         array_of(p)[...] = 1.0  # an in-place update (as optimizers do) before record()
         record.record(1)
     assert read_events(tmp_path).Histograms("w")[0].histogram_value.max == 0.0
+
+
+def test_max_file_size_stops_writing_with_one_warning(tmp_path, read_events):
+    with SummaryRecord(tmp_path, max_file_size=200) as record:
+        with pytest.warns(RuntimeWarning, match="max_file_size reached") as caught:
+            for step in range(1, 20):
+                record.add_value("scalar", "loss", float(step))
+                record.record(step)
+        assert len(caught) == 1
+        record.flush()
+        size = (tmp_path / record.event_file_name.rsplit("/", 1)[-1]).stat().st_size
+    steps = [e.step for e in read_events(tmp_path).Scalars("loss")]
+    assert steps == list(range(1, len(steps) + 1)) and 1 <= len(steps) < 19
+    assert size <= 200 + 64  # the budget, and the file header event TensorBoard writes
+    with pytest.raises(ValueError, match="max_file_size must be None or an int >= 0"):
+        SummaryRecord(tmp_path / "b", max_file_size=-1)

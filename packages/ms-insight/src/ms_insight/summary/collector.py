@@ -32,6 +32,10 @@ _DEFAULTS = {"collect_metric": True, "collect_graph": True, "collect_train_linea
 _MAX_HISTOGRAMS = 5  # MindSpore's default without histogram_regular: the first five weights
 
 
+# TensorSummary values are recorded at most this many times in a run by default.
+_TENSOR_STEPS = 20
+
+
 class SummaryCollector(Callback):
     """Record loss, metrics, learning rate, input images, weight histograms, the graph
     and the lineage of a ``Model.train`` / ``Model.eval`` run into ``summary_dir``.
@@ -49,7 +53,10 @@ class SummaryCollector(Callback):
         keep_default_action: with ``collect_specified_data``, whether the other parts
             keep their defaults (True) or are off (False).
         custom_lineage_data: a dict of your own lineage fields (numbers and strings).
-        collect_tensor_freq, max_file_size, export_options: accepted for compatibility.
+        collect_tensor_freq: record the summary operators' tensors (TensorSummary) only at
+            steps that are multiples of this, among the recorded steps; by default at most
+            20 times in a run, spread evenly (MindSpore's rule: tensors are large).
+        max_file_size: the event file's byte budget (``SummaryRecord``).
     """
 
     def __init__(self, summary_dir, collect_freq: int = 10, collect_specified_data=None,
@@ -59,6 +66,15 @@ class SummaryCollector(Callback):
                 or collect_freq <= 0:
             raise ValueError(f"SummaryCollector: collect_freq must be a positive int, got "
                              f"{collect_freq!r}")
+        for name, value in (("collect_tensor_freq", collect_tensor_freq),
+                            ("max_file_size", max_file_size)):
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value <= 0):
+                raise ValueError(f"SummaryCollector: {name} must be None or a positive int, "
+                                 f"got {value!r}")
+        if export_options:
+            raise ValueError("SummaryCollector: export_options (tensor export to npy) is not "
+                             "supported")
         if custom_lineage_data is not None and not (
                 isinstance(custom_lineage_data, dict) and all(
                     isinstance(k, str) and isinstance(v, (str, int, float))
@@ -67,6 +83,9 @@ class SummaryCollector(Callback):
                             f"str/int/float, got {custom_lineage_data!r}")
         self._dir = summary_dir
         self._freq = collect_freq
+        self._tensor_freq = collect_tensor_freq
+        self._tensor_steps = None  # the steps whose TensorSummary values are kept, or None
+        self._max_file_size = max_file_size
         self._what = self._settings(collect_specified_data, keep_default_action)
         self._custom = custom_lineage_data
         self._record: SummaryRecord | None = None
@@ -110,7 +129,7 @@ class SummaryCollector(Callback):
 
     def _open(self) -> SummaryRecord:
         if self._record is None:
-            self._record = SummaryRecord(self._dir)
+            self._record = SummaryRecord(self._dir, max_file_size=self._max_file_size)
         return self._record
 
     # -- training ---------------------------------------------------------------------
@@ -118,6 +137,8 @@ class SummaryCollector(Callback):
         cb = run_context.original_args()
         self._open()
         self._start = time.perf_counter()
+        self._tensor_steps = self._tensor_range((cb.get("epoch_num") or 0)
+                                                * (cb.get("batch_num") or 0))
         if self._what["collect_train_lineage"]:
             fields = {"summary_dir": os.path.abspath(self._record.log_dir),
                       "network": network_name(cb.get("network")),
@@ -163,8 +184,21 @@ class SummaryCollector(Callback):
         if self._what["collect_input_data"]:
             self._add_images(cb.get("train_dataset_element"))
         self._add_histograms(cb.get("network") or cb.get("train_network"))
-        record.record(step)
+        keep = self._tensor_steps
+        record.record(step, plugin_filter=None if keep is None or step in keep
+                      else (lambda kind: kind != "tensor"))
         self._graph_done = True
+
+    def _tensor_range(self, total_step: int):
+        """The steps at which TensorSummary values are recorded (None: every recorded step):
+        multiples of ``collect_tensor_freq``, or at most 20 steps spread over the run."""
+        if self._tensor_freq is not None:
+            return range(0, total_step + 1, self._tensor_freq)
+        if len(range(0, total_step + 1, self._freq)) > _TENSOR_STEPS:
+            spread = total_step // (_TENSOR_STEPS - 1)
+            if spread > 1:
+                return range(0, total_step + 1, spread)[:_TENSOR_STEPS]
+        return None
 
     def _add_graph(self, cb) -> None:
         train_net = cb.get("train_network")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
 import numpy as np
 
@@ -47,8 +48,9 @@ class SummaryRecord:
         file_prefix: MindSpore's name prefix; TensorBoard only reads files named
             ``events.out.tfevents.*``, so only ``"events"`` is accepted.
         file_suffix: appended to the event file's name (MindSpore's ``"_MS"``).
-        max_file_size: accepted for MindSpore compatibility; one file is written per
-            ``SummaryRecord`` whatever its size.
+        max_file_size: the most bytes the event file may take (None: no limit). As in
+            MindSpore, an event that would pass it is dropped with a RuntimeWarning, once,
+            and nothing more is written to the file.
         raise_exception: accepted for compatibility; errors always raise.
         flush_secs: how often the writer thread flushes to disk on its own.
 
@@ -73,6 +75,13 @@ class SummaryRecord:
         if export_options:
             raise ValueError("SummaryRecord: export_options (tensor export to npy) is not "
                              "supported; record the tensor with add_value('tensor', ...)")
+        if max_file_size is not None and (not isinstance(max_file_size, int)
+                                          or isinstance(max_file_size, bool)
+                                          or max_file_size < 0):
+            raise ValueError(f"SummaryRecord: max_file_size must be None or an int >= 0, got "
+                             f"{max_file_size!r}")
+        self._budget = max_file_size  # bytes left, or None
+        self._full = False
         self._log_dir = os.fspath(log_dir)
         if os.path.exists(self._log_dir) and not os.path.isdir(self._log_dir):
             raise NotADirectoryError(f"SummaryRecord: log_dir {self._log_dir!r} is a file")
@@ -147,8 +156,7 @@ class SummaryRecord:
             from ms_insight.summary.graph import graph_def
 
             graph = graph_def(graph)
-        self._writer.add_event(event_pb2.Event(wall_time=time.time(),
-                                               graph_def=graph.SerializeToString()))
+        self._write(event_pb2.Event(wall_time=time.time(), graph_def=graph.SerializeToString()))
         self._graph_written = True
 
     def record(self, step: int, train_network=None, plugin_filter=None) -> bool:
@@ -174,9 +182,25 @@ class SummaryRecord:
             if plugin_filter is None or plugin_filter(kind):
                 summary.value.append(make_value(kind, tag, array))
         if summary.value:
-            self._writer.add_event(event_pb2.Event(wall_time=time.time(), step=int(step),
+            self._write(event_pb2.Event(wall_time=time.time(), step=int(step),
                                                    summary=summary))
         return True
+
+    def _write(self, event) -> None:
+        """Queue ``event`` for the file, within ``max_file_size``: an event costs its bytes
+        plus TFRecord's 16 (length, two CRCs)."""
+        if self._budget is not None:
+            size = event.ByteSize() + 16
+            if self._full or size > self._budget:
+                if not self._full:
+                    self._full = True
+                    warnings.warn(f"SummaryRecord: max_file_size reached for "
+                                  f"{self.event_file_name}: {self._budget} bytes left, an event "
+                                  f"needs {size}; nothing more is written to it",
+                                  RuntimeWarning, stacklevel=3)
+                return
+            self._budget -= size
+        self._writer.add_event(event)
 
     def flush(self) -> None:
         """Wait until everything recorded so far is on disk."""
