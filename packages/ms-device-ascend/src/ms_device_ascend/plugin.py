@@ -1,5 +1,5 @@
-"""ms-device-ascend's hookimpls: the ``"Ascend"`` emulation backend, its Cube kernels,
-and the ``microspore ascend`` command."""
+"""ms-device-ascend's hookimpls: the ``"Ascend"`` emulation backend, its Cube kernels, the
+rank-table reader ms-parallel's launcher uses, and the ``microspore ascend`` command."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ def ms_register_backends(registry: RegistryView) -> None:
     from ms_device_ascend.backend import AscendEmulationBackend
 
     registry.add_backend(AscendEmulationBackend())
+    # ms-parallel's launcher reads rank tables through this entry (it cannot import us)
+    registry.add("rank_table", "hccl", "ms_device_ascend.rank_table:load_rank_table")
 
 
 @hookimpl

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ms_parallel.management import ARRIVAL_DIR_ENV
-from ms_parallel.worker import LOG_DIR_ENV
+from ms_parallel.worker import DEVICE_IDS_ENV, LOG_DIR_ENV
 
 __all__ = ["launch", "JobResult", "find_mpiexec", "LaunchError"]
 
@@ -61,7 +61,7 @@ def find_mpiexec() -> str:
 
 def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = None,
            join: bool = False, init_timeout: float = 60.0, timeout: float | None = None,
-           out=None) -> JobResult:
+           out=None, rank_table: tuple[str, list[int]] | None = None) -> JobResult:
     """Run ``script args...`` on ``worker_num`` ranks; see the module docstring.
 
     Args:
@@ -69,6 +69,8 @@ def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = N
             ranks share this process's output).
         join: with ``log_dir``, also stream the logs here as they grow.
         out: where the launcher's own messages go (``sys.stderr``).
+        rank_table: ``(path, device id per rank)`` of an HCCL rank table: the ranks get
+            ``RANK_TABLE_FILE`` and ``RANK_SIZE``, and each its ``RANK_ID``/``DEVICE_ID``.
     """
     if not isinstance(worker_num, int) or worker_num < 1:
         raise LaunchError(f"worker_num must be a positive int, got {worker_num!r}")
@@ -78,6 +80,13 @@ def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = N
     jobdir = Path(tempfile.mkdtemp(prefix="ms_parallel_job_"))
     env = dict(os.environ, **{ARRIVAL_DIR_ENV: str(jobdir)})
     env.pop(LOG_DIR_ENV, None)
+    env.pop(DEVICE_IDS_ENV, None)
+    if rank_table is not None:
+        path, devices = rank_table
+        if len(devices) != worker_num:
+            raise LaunchError(f"rank table {path} has {len(devices)} ranks, not {worker_num}")
+        env.update({"RANK_TABLE_FILE": path, "RANK_SIZE": str(worker_num),
+                    DEVICE_IDS_ENV: ",".join(map(str, devices))})
     logs = {}
     if log_dir is not None:
         Path(log_dir).mkdir(parents=True, exist_ok=True)

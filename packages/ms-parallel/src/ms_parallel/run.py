@@ -9,9 +9,11 @@ names the failing rank and its error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ms_parallel.launch import LaunchError, launch
+from ms_parallel.rank_table import rank_table_devices
 
 __all__ = ["main"]
 
@@ -19,8 +21,13 @@ __all__ = ["main"]
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="microspore run", description="Run a training script on N ranks over MPI.")
-    p.add_argument("-n", "--worker_num", "--np", type=int, default=1, dest="worker_num",
-                   help="number of ranks (processes) to start (default 1)")
+    p.add_argument("-n", "--worker_num", "--np", type=int, default=None, dest="worker_num",
+                   help="number of ranks (processes) to start (default 1, or the rank "
+                        "table's)")
+    p.add_argument("--rank_table_file", default=None,
+                   help="an HCCL rank table (hccl_tools' JSON, `microspore ascend "
+                        "rank-table`): one rank per device, each started with RANK_ID, "
+                        "DEVICE_ID, RANK_SIZE and RANK_TABLE_FILE set")
     p.add_argument("--local_worker_num", type=int, default=None,
                    help="ranks on this machine (must equal --worker_num: one machine only)")
     p.add_argument("--log_dir", default=None,
@@ -39,14 +46,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if args.local_worker_num not in (None, args.worker_num):
-        print("microspore run: only one machine is supported: --local_worker_num must "
-              "equal --worker_num", file=sys.stderr)
-        return 2
     try:
+        devices = None
+        if args.rank_table_file is not None:
+            devices = rank_table_devices(args.rank_table_file, args.worker_num)
+            args.worker_num = len(devices)
+        args.worker_num = 1 if args.worker_num is None else args.worker_num
+        if args.local_worker_num not in (None, args.worker_num):
+            raise LaunchError("only one machine is supported: --local_worker_num must "
+                              "equal --worker_num")
         result = launch(args.script, args.args, worker_num=args.worker_num,
                         log_dir=args.log_dir, join=args.join,
-                        init_timeout=args.init_timeout, timeout=args.timeout)
+                        init_timeout=args.init_timeout, timeout=args.timeout,
+                        rank_table=None if devices is None else
+                        (os.path.abspath(args.rank_table_file), devices))
     except LaunchError as e:
         print(f"microspore run: {e}", file=sys.stderr)
         return 2
