@@ -112,3 +112,23 @@ def test_console_script_and_module_entry():
     out = subprocess.run([sys.executable, "-m", "microspore", "--version"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("microspore 0.1")
+
+
+def test_a_broken_plugin_command_breaks_only_itself(capsys):
+    plugin = types.SimpleNamespace()
+
+    @hookimpl
+    def ms_register_cli_commands(registry):
+        registry.add_cli_command("broken", "no_such_module_here:main", help="never imports")
+
+    plugin.ms_register_cli_commands = ms_register_cli_commands
+    registry.register_plugin(plugin, "test-broken-cli")
+    try:
+        assert cli.main(["--help"]) == 0
+        assert re.search(r"^\s*broken +never imports \[test-broken-cli\]$",
+                         capsys.readouterr().out, re.M)
+        assert cli.main(["info", "--lines"]) == 0
+        with pytest.raises(ImportError, match="no_such_module_here"):
+            cli.main(["broken"])
+    finally:
+        registry.unregister_plugin("test-broken-cli")

@@ -82,16 +82,20 @@ _BUILTIN = {"info": (info, "installed packages, plugins and everything in the re
 
 
 def _commands() -> dict[str, tuple]:
-    """``{name: (fn, help, plugin)}``: the built-in commands, then the registered ones."""
+    """``{name: (get_fn, help, plugin)}``: the built-in commands, then the registered ones.
+
+    ``get_fn()`` gives the function; a registered ``"module:attr"`` is imported only then,
+    so ``--help`` and every other command work while one plugin's module is broken."""
     from ms_tensor import registry
 
-    commands = {name: (fn, help_, "microspore") for name, (fn, help_) in _BUILTIN.items()}
+    commands = {name: ((lambda fn=fn: fn), help_, "microspore")
+                for name, (fn, help_) in _BUILTIN.items()}
     for e in registry.load().entries("cli_command"):
         if e.name in commands:
             raise registry.RegistrationError(
                 f"plugin {e.plugin!r} registers the CLI command {e.name!r}, which "
                 f"{commands[e.name][2]!r} already provides")
-        commands[e.name] = (e.value, e.info.get("help", ""), e.plugin)
+        commands[e.name] = ((lambda e=e: e.value), e.info.get("help", ""), e.plugin)
     return commands
 
 
@@ -120,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"microspore: unknown command {name!r}\n\n{_usage(commands)}", file=sys.stderr)
         return 2
     try:
-        status = commands[name][0](rest)
+        status = commands[name][0]()(rest)
     except BrokenPipeError:  # output piped into `head`: stop quietly, as Unix tools do
         sys.stdout = open(os.devnull, "w")  # kept open: exit flushes into it
         return 0
