@@ -1,6 +1,7 @@
 """A failing rank ends the whole job quickly, names itself, and leaves no process."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -28,18 +29,23 @@ def _alive(pid) -> bool:
 
 
 def _pids(lines):
-    return [int(line.split()[3]) for line in lines if line.startswith("rank ") and " pid " in line]
+    # ranks print concurrently, so one line may hold two ranks' output run together
+    return [int(pid) for line in lines for pid in re.findall(r"rank \S+ pid (\d+)", line)]
 
 
-def _read_until(proc, text, n_lines, limit=60):
-    """Lines of stdout until ``n_lines`` of them contain ``text``."""
-    lines, deadline = [], time.monotonic() + limit
-    while sum(text in line for line in lines) < n_lines:
-        assert time.monotonic() < deadline, f"no {text!r} lines: {lines}"
-        line = proc.stdout.readline()
-        assert line, f"the job ended early: {lines} {proc.stderr.read()}"
-        lines.append(line)
-    return lines
+def _log_lines_until(proc, log_dir, text, n_lines, limit=120):
+    """The lines of the ranks' log files once ``n_lines`` of them contain ``text``. The
+    files are read, not the launcher's output: mpiexec may hold the forwarded output of a
+    job that keeps running, and a test waiting on it would wait for ever."""
+    deadline = time.monotonic() + limit
+    while True:
+        lines = [line for f in sorted(Path(log_dir).glob("worker_*.log"))
+                 for line in f.read_text().splitlines()]
+        if sum(text in line for line in lines) >= n_lines:
+            return lines
+        assert proc.poll() is None, f"the job ended early: {lines} {proc.stderr.read()}"
+        assert time.monotonic() < deadline, f"no {n_lines} {text!r} lines: {lines}"
+        time.sleep(0.1)
 
 
 def _no_process_left(pids):
@@ -51,12 +57,11 @@ def _no_process_left(pids):
     assert str(SCRIPT) not in out, f"a process of the job is still running:\n{out}"
 
 
-def test_killed_rank_ends_the_job_and_is_named():
-    proc = _launch(3, "wait", "0")
+def test_killed_rank_ends_the_job_and_is_named(tmp_path):
+    proc = _launch(3, "wait", "0", launcher_args=("--log_dir", str(tmp_path), "--timeout", "300"))
     try:
-        lines = _read_until(proc, " pid ", 3)
-        lines += _read_until(proc, "training", 3)
-        victim = next(int(line.split()[3]) for line in lines if line.startswith("rank 1 pid"))
+        lines = _log_lines_until(proc, tmp_path, "training", 3)
+        victim = next(int(m) for line in lines for m in re.findall(r"rank 1 pid (\d+)", line))
         killed = time.monotonic()
         os.kill(victim, signal.SIGKILL)
         _, err = proc.communicate(timeout=30)
