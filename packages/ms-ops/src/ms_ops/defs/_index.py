@@ -8,7 +8,9 @@ cache keys on it). So an index such as ``x[1:, None, mask, [0, 2]]`` is split in
   slice), ``None`` (a new axis of size 1), or ``ADV`` (an integer-array index);
 - the integer arrays, broadcast together and stacked into one int64 array of shape
   ``(k, *B)`` for the ``k`` ``ADV`` entries (a boolean mask becomes ``mask.ndim`` of
-  them, from ``nonzero``), which the operator takes as a tensor input.
+  them, from ``nonzero``), which the operator takes as a tensor input. An Ellipsis that
+  covers no axis stays in the description when there are array indices: numpy counts it
+  as separating the advanced entries around it.
 
 The result follows numpy exactly: with any array index, the integer entries join the
 advanced group, whose broadcast shape ``B`` replaces it in place when its entries are
@@ -109,6 +111,8 @@ def _normalize(index, shape):
             desc.append(None)
         elif kind == "ellipsis":
             desc.extend([FULL] * (len(shape) - used))
+            if len(shape) == used and any(k == "array" for k, _ in parts):
+                desc.append(Ellipsis)  # empty, but it still separates advanced entries
             axis += len(shape) - used
         elif kind == "int":
             desc.append(value)
@@ -171,6 +175,8 @@ def index_shape(shape: tuple, desc: tuple, adv_shape: tuple = ()) -> tuple:
     has_adv = any(e.__class__ is str for e in desc)
     adv_pos, insert_at, axis = [], None, 0
     for pos, e in enumerate(desc):
+        if e is Ellipsis:  # covers no axis; only separates advanced entries (numpy's rule)
+            continue
         if e is None:
             out.append(1)
             continue
@@ -203,7 +209,8 @@ def check_desc(desc) -> tuple:
         raise TypeError(f"index must be a tuple description (see ms_ops.defs._index), got "
                         f"{type(desc).__name__}")
     for e in desc:
-        ok = (e is None or e == ADV or (isinstance(e, int) and not isinstance(e, bool))
+        ok = (e is None or e is Ellipsis or e == ADV
+              or (isinstance(e, int) and not isinstance(e, bool))
               or (isinstance(e, tuple) and len(e) == 3
                   and all(v is None or isinstance(v, int) for v in e) and e[2] != 0))
         if not ok:
