@@ -70,7 +70,10 @@ def test_killed_rank_ends_the_job_and_is_named(tmp_path):
         proc.kill()
     assert proc.returncode != 0
     assert took < 30
-    assert "microspore run: rank 1 died (killed by signal SIGKILL)" in err
+    # MPICH may take a neighbour down in the same instant: the rank killed is named, maybe
+    # beside it
+    assert re.search(r"microspore run: ranks? (\d+, )*1(, \d+)*( \(together\))? died "
+                     r"\(killed by signal SIGKILL\)", err), err
     _no_process_left(_pids(lines))
 
 

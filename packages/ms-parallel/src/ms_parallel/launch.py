@@ -109,6 +109,7 @@ class _Job:
         self.n = n
         self.out = out
         self.lines: list[str] = []
+        self.first_gone: list[int] = []  # the ranks seen gone first while the job ran
         # Its own session: killing the group reaches mpiexec, its proxies and the ranks.
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -141,6 +142,7 @@ class _Job:
                 for r, t in tails.items():
                     t.pump(r)
                 now = time.monotonic()
+                self._watch_ranks()
                 failure = failure or self._error() or self._missing(init_timeout)
                 if failure is None and timeout is not None and now - start > timeout:
                     failure = JobResult(124, f"the job ran past its timeout of {timeout:g} s")
@@ -186,6 +188,23 @@ class _Job:
                             f"init() within {init_timeout:g} s of the first rank",
                          failed_rank=missing[0])
 
+    def _watch_ranks(self) -> None:
+        """Note the ranks whose processes are gone (or zombies not yet reaped) when the
+        first is seen gone: once one dies, MPICH and mpiexec take the others down within
+        milliseconds, and mpiexec's report may name any of them."""
+        if self.first_gone:
+            return
+        for rank, path in sorted(self._files("pid").items()):
+            try:
+                stat = Path(f"/proc/{int(path.read_text())}/stat").read_text()
+            except FileNotFoundError:
+                self.first_gone.append(rank)
+                continue
+            except (OSError, ValueError):
+                continue
+            if stat.rsplit(")", 1)[1].split()[0] == "Z":
+                self.first_gone.append(rank)
+
     def _died(self, rc) -> JobResult | None:
         if rc == 0:
             return None
@@ -193,11 +212,13 @@ class _Job:
         pid = _PID_LINE.search(text)
         if pid:
             pids = {int(p.read_text()): r for r, p in self._files("pid").items()}
-            rank = pids.get(int(pid.group(1)))
+            ranks = self.first_gone or [r for r in (pids.get(int(pid.group(1))),) if r is not None]
             code = _EXIT_LINE.search(text)
             how = _describe(int(code.group(1))) if code else f"status {rc}"
-            who = f"rank {rank}" if rank is not None else f"process {pid.group(1)}"
-            return JobResult(rc, f"{who} died ({how})", failed_rank=rank)
+            who = (f"rank {ranks[0]}" if len(ranks) == 1 else
+                   f"ranks {', '.join(map(str, ranks))} (together)" if ranks else
+                   f"process {pid.group(1)}")
+            return JobResult(rc, f"{who} died ({how})", failed_rank=ranks[0] if ranks else None)
         return JobResult(rc, f"mpiexec ended with status {rc}")
 
     def _end(self, failure: JobResult) -> None:
