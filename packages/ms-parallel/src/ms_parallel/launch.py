@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ms_parallel.management import ARRIVAL_DIR_ENV
-from ms_parallel.worker import DEVICE_IDS_ENV, LOG_DIR_ENV
+from ms_parallel.worker import LOG_DIR_ENV
 
 __all__ = ["launch", "JobResult", "find_mpiexec", "LaunchError"]
 
@@ -80,20 +80,25 @@ def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = N
     jobdir = Path(tempfile.mkdtemp(prefix="ms_parallel_job_"))
     env = dict(os.environ, **{ARRIVAL_DIR_ENV: str(jobdir)})
     env.pop(LOG_DIR_ENV, None)
-    env.pop(DEVICE_IDS_ENV, None)
-    if rank_table is not None:
+    worker = [sys.executable, "-m", "ms_parallel.worker", str(jobdir), script, *args]
+    if rank_table is None:
+        ranks = ["-n", str(worker_num), *worker]
+    else:
         path, devices = rank_table
         if len(devices) != worker_num:
             raise LaunchError(f"rank table {path} has {len(devices)} ranks, not {worker_num}")
-        env.update({"RANK_TABLE_FILE": path, "RANK_SIZE": str(worker_num),
-                    DEVICE_IDS_ENV: ",".join(map(str, devices))})
+        env.update({"RANK_TABLE_FILE": path, "RANK_SIZE": str(worker_num)})
+        # one mpiexec segment per rank, each started with its own RANK_ID and DEVICE_ID
+        ranks = []
+        for rank, device in enumerate(devices):
+            ranks += [*([":"] if rank else []), "-n", "1", "-env", "RANK_ID", str(rank),
+                      "-env", "DEVICE_ID", str(device), *worker]
     logs = {}
     if log_dir is not None:
         Path(log_dir).mkdir(parents=True, exist_ok=True)
         env[LOG_DIR_ENV] = str(Path(log_dir).resolve())
         logs = {r: Path(log_dir, f"worker_{r}.log") for r in range(worker_num)}
-    cmd = [find_mpiexec(), "-n", str(worker_num), sys.executable, "-m", "ms_parallel.worker",
-           str(jobdir), script, *args]
+    cmd = [find_mpiexec(), *ranks]
     try:
         job = _Job(cmd, env, jobdir, worker_num, out)
         result = job.wait(init_timeout, timeout, logs if join else {})

@@ -3,7 +3,7 @@
 The table (hccl_tools' JSON) is read by ms-device-ascend, which registers its reader as the
 registry entry ``("rank_table", "hccl")``; ms-parallel sits beside it and cannot import it.
 The launcher starts one rank per device of the table, on this machine only, and each rank
-gets the table's ``DEVICE_ID`` with its ``RANK_ID`` (``ms_parallel.worker``).
+is started by mpiexec with the table's ``DEVICE_ID`` and its ``RANK_ID`` in its environment.
 """
 
 from __future__ import annotations

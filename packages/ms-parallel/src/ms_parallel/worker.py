@@ -3,8 +3,7 @@ the whole job's.
 
 ``python -m ms_parallel.worker JOBDIR SCRIPT ARGS...`` (started by mpiexec, one per rank)
 records its pid, sends its output to ``JOBDIR/../worker_<rank>.log`` when the launcher
-asks for log files, sets ``RANK_ID``/``DEVICE_ID`` when the job came from a rank table,
-runs SCRIPT as ``__main__`` and records how it ended. A rank that
+asks for log files, runs SCRIPT as ``__main__`` and records how it ended. A rank that
 raises, or exits with a non-zero status, aborts the MPI job (MPI_Abort), so no other rank
 waits forever in a collective; the launcher reads the record to name the rank and its
 error.
@@ -19,8 +18,6 @@ import traceback
 from pathlib import Path
 
 LOG_DIR_ENV = "MS_PARALLEL_LOG_DIR"
-# Set by the launcher from a rank table: the device id of every rank, comma-separated.
-DEVICE_IDS_ENV = "MS_PARALLEL_DEVICE_IDS"
 
 
 def _rank() -> int:
@@ -66,9 +63,6 @@ def main(argv: list[str]) -> None:
     _write(job / f"pid.{rank}", str(os.getpid()))
     if os.environ.get(LOG_DIR_ENV):
         _redirect(os.environ[LOG_DIR_ENV], rank)
-    if os.environ.get(DEVICE_IDS_ENV):  # what msrun gives each rank of a rank table
-        os.environ["RANK_ID"] = str(rank)
-        os.environ["DEVICE_ID"] = os.environ[DEVICE_IDS_ENV].split(",")[rank]
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:
