@@ -3,6 +3,7 @@
 
     .venv/bin/python tools/api_coverage.py           rewrite the measured part of the doc
     .venv/bin/python tools/api_coverage.py --check   exit 1 when the doc is out of date
+    .venv/bin/python tools/api_coverage.py --missing mindspore.nn   print what is missing
 
 Each name of the committed listing (``tools/data/mindspore_2.10_api.json``, made by
 ``tools/api_listing.py`` with real MindSpore) is looked up with ``hasattr`` on the
@@ -188,9 +189,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the doc is stale")
     parser.add_argument("--listing", type=Path, default=LISTING)
+    parser.add_argument("--missing", metavar="NAMESPACE",
+                        help="print the share present and the missing names; write nothing")
     args = parser.parse_args(argv)
     listing = json.loads(args.listing.read_text())
-    generated = render(listing, measure(listing))
+    report = measure(listing)
+    if args.missing:
+        r = report[args.missing]
+        n_in = r["total"] - sum(map(len, r["out"].values()))
+        print(f"{args.missing}: {len(r['present'])} of {n_in} in scope "
+              f"({_share(len(r['present']), n_in)})")
+        for group, names in sorted(r["missing"].items()):
+            print(f"{group}: {' '.join(names)}")
+        return 0
+    generated = render(listing, report)
     doc = DOC.read_text() if DOC.exists() else "# Compatibility with MindSpore\n"
     new = updated(doc, generated)
     if args.check:
