@@ -65,7 +65,7 @@ def test_ram_budget_names_the_peak_tensors(onnx_model, tmp_path, capsys):
 def test_int8_lenet_fits_8kb_through_the_hook(lenet_graphs, tmp_path, capsys):
     from ms_lite.codegen.cli import micro_codegen
 
-    graphs, _ = lenet_graphs
+    graphs, _, _ = lenet_graphs
     cfg = _config(tmp_path, target="Cortex-M")
     assert micro_codegen(graphs["int8"], cfg, "8KB") == 0, capsys.readouterr().err
     header = (tmp_path / "out/lenet/include/net.h").read_text()
