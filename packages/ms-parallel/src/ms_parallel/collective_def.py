@@ -5,6 +5,12 @@ than compute its outputs, so they never fold it into a constant at compile time,
 two of them or drop one whose output is unused (the other ranks wait for it). It carries
 no random state: its ``new_generator`` gives None, so it draws nothing from the global
 seed's stream and random operators give the same numbers with or without collectives.
+
+An eager call with nothing recording it (no ``grad`` tape, no graph capture, no profiler
+observing kernels) may take the operator's ``eager`` path: the same kernel, after the same
+inference (run once per dtype and attributes), without dispatch's generic planning. A
+1 KB allreduce costs MPI a few microseconds, and the generic path costs several times
+that; a collective is called with few distinct signatures, so its checks are cached.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import sys
 
 from ms_ops import OpDef
+from ms_ops.dispatch import get_recorder, kernel_observer
 from ms_tensor import dtype as mstype
 
 __all__ = ["CollectiveDef", "COMM_DTYPES", "REDUCE_OPS", "check_reduce_op", "check_group"]
@@ -30,6 +37,14 @@ class CollectiveDef(OpDef):
         # OpDef records the module that called it, which here is this one: record the
         # family module that defines the operator instead.
         self.module = sys._getframe(1).f_globals.get("__name__")
+        self.eager = None  # fn(*args, **kwargs) -> Tensor, or NotImplemented to decline
+
+    def __call__(self, *args, **kwargs):
+        if self.eager is not None and get_recorder() is None and kernel_observer() is None:
+            out = self.eager(*args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        return OpDef.__call__(self, *args, **kwargs)
 
     def new_generator(self, attrs: dict):
         return None

@@ -20,6 +20,9 @@ from ms_parallel.collective_def import (
     check_reduce_op,
 )
 from ms_parallel.groups import WORLD
+from ms_parallel.groups import group as find_group
+from ms_tensor import Tensor
+from ms_tensor.tensor import array_of, wrap
 
 __all__ = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "ReduceOp"]
 
@@ -49,6 +52,26 @@ AllReduce = CollectiveDef(
 @AllReduce.kernel("CPU", dtypes=COMM_DTYPES, out=True)
 def _allreduce_cpu(x, op="sum", group=WORLD, state=None, out=None):
     return check_group(group).allreduce(x, op, out)
+
+
+_checked: set = set()  # (dtype, op, group) that inference accepted
+
+
+def _allreduce_eager(x, op="sum", group=WORLD):
+    """``AllReduce(t)`` with nothing recording: the kernel, without generic dispatch."""
+    if type(x) is not Tensor or type(op) is not str or type(group) is not str:
+        return NotImplemented
+    arr = array_of(x)
+    if type(arr) is not np.ndarray:
+        return NotImplemented
+    key = (arr.dtype, op, group)
+    if key not in _checked:
+        AllReduce.abstract_eval(TensorSpec(x.shape, x.dtype), op=op, group=group)
+        _checked.add(key)
+    return wrap(find_group(group).allreduce(arr, op))
+
+
+AllReduce.eager = _allreduce_eager
 
 
 def _chosen(x, out):
