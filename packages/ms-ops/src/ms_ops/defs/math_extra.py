@@ -87,7 +87,7 @@ CopySign.samples(_pairs)
 
 def _nan_aware(name: str, np_fn, pick_x, doc: str, fn_name: str) -> OpDef:
     op = OpDef(name, _XY, infer=elementwise(NUMBERS), promote="common", functional=fn_name,
-               methods=fn_name, doc=doc)
+               methods=fn_name, doc=doc, aliases=(name[0] + name[1:].lower(),))
     op.kernel("CPU", dtypes=NUMBERS)(np_fn)
 
     @op.bprop
