@@ -39,6 +39,17 @@ def test_check_reports_ai_cpu_operators_float64_fallbacks_and_dynamic_shapes(flo
     assert "result: FAIL (1 errors)" in text and "no Ascend hardware used" in text
 
 
+def test_check_sees_operators_inside_tensor_dependent_branches():
+    r = check_script(str(SCRIPTS / "branch_conv.py"), seconds=60)
+    assert r.status["done"] == "completed"
+    assert [(f.op, f.site.split(" ")[0].rsplit(":", 1)[1]) for f in r.errors] == \
+        [("Conv2D", "29")]
+    assert "inside a tensor-dependent if/while compiled in Net.construct" in r.errors[0].site
+    assert r.param_bytes == 4 * 9 * 8  # the Conv's float64 weight, read only in the branch
+    branch_ops = {f.op for f in r.findings if "inside a tensor-dependent" in f.site}
+    assert {"Conv2D", "Tile", "Mul"} <= branch_ops
+
+
 def test_check_cli_exit_status_and_json(capsys):
     assert main(["check", "--json", str(SCRIPTS / "float64_conv.py")]) == 1
     report = json.loads(capsys.readouterr().out)

@@ -90,6 +90,8 @@ def analyze(lines, chip: str = "910B") -> Report:
 
 def _check_call(report: Report, r: dict) -> None:
     op, site = r["op"], r["site"]
+    if r.get("branch"):  # seen in the compiled graph, not as it ran (``branches``)
+        site += f" (inside a tensor-dependent if/while compiled in {r['branch']})"
     dtypes = {s[1] for s in r["in"] + r["out"] if s}
     add = report.findings.append
     if op in CUBE_OPS:

@@ -38,10 +38,10 @@ def _spec(v):
     return None
 
 
-def _where():
+def _where(depth: int = 2):
     """(the innermost line of the user's code, a key of the whole call stack with the
     Cells on it, whether a backward pass runs the call)."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(depth)
     site, stack, backward = None, [], False
     while frame is not None:
         code = frame.f_code
@@ -74,9 +74,8 @@ class Recorder:
         ins = []
         for v in values:
             ins.append(_spec(v))
-            if isinstance(v, Parameter) and id(v) not in self.params:
-                self.params[id(v)] = array_of(v).nbytes
-                self._write({"param": v.name, "bytes": array_of(v).nbytes})
+            if isinstance(v, Parameter):
+                self.parameter(v)
         outs = out if isinstance(out, tuple) else (out,)
         if op.name in UPDATES:
             self.updating = True
@@ -93,6 +92,23 @@ class Recorder:
                      "site": site, "stack": stack, "grad": backward,
                      "update": op.name in UPDATES})
 
+    def parameter(self, p) -> None:
+        if id(p) not in self.params:
+            self.params[id(p)] = array_of(p).nbytes
+            self._write({"param": p.name, "bytes": array_of(p).nbytes})
+
+    def branch_op(self, name, ins, outs, path, graph_name) -> None:
+        """An operator inside a tensor-dependent if/while of a compiled graph
+        (``branches.BranchWalker``): its site is the user's line that compiled it."""
+        site, stack, backward = _where()
+        key = (name, json.dumps(ins), stack, tuple(path))
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self._write({"op": name, "in": ins, "out": outs, "site": site,
+                     "stack": hash((stack, tuple(path))), "grad": backward,
+                     "update": name in UPDATES, "branch": graph_name})
+
     def _write(self, record) -> None:
         self.out.write(json.dumps(record) + "\n")
         self.out.flush()
@@ -101,9 +117,12 @@ class Recorder:
 def main(argv) -> int:
     out_path, seconds, script, *args = argv
     from ms_autodiff.recording import set_recorder
+    from ms_device_ascend.check.branches import BranchWalker
+    from ms_tensor import registry
 
     with open(out_path, "w", encoding="utf-8") as out:
         rec = Recorder(out, float(seconds))
+        registry.register_plugin(BranchWalker(rec), "ascend-check-branches")
         sys.argv = [script, *args]
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
         set_recorder(rec)
