@@ -74,10 +74,11 @@ def test_int8_lenet_fits_8kb_through_the_hook(lenet_graphs, tmp_path, capsys):
     assert micro_codegen(graphs["fp32"], cfg, "8KB") == 1
 
 
-def test_unsupported_micro_options_are_refused(onnx_model, tmp_path, capsys):
-    cfg = _config(tmp_path)
+def test_support_parallel_on_cortex_m_is_refused(onnx_model, tmp_path, capsys):
+    cfg = _config(tmp_path, target="Cortex-M")
     path = tmp_path / "p.cfg"
     path.write_text(open(cfg).read().replace("support_parallel=false",
                                              "support_parallel=true"))
     assert _convert(onnx_model, tmp_path, str(path)) == 1
-    assert "support_parallel=true is not supported" in capsys.readouterr().err
+    assert "support_parallel=true is not available for target Cortex-M" in \
+        capsys.readouterr().err

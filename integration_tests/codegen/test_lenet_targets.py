@@ -43,3 +43,23 @@ def test_lenet5_int8_fits_the_microcontroller_goal(lenet_graphs, tmp_path):
     project = generate(graphs["int8"], tmp_path, target="Cortex-M", ram_budget="8KB")
     assert project.arena_size < 8 * 1024
     assert project.weights_bytes < 64 * 1024
+
+
+@pytest.mark.parametrize("precision", ["fp32", "int8"])
+@pytest.mark.parametrize("target", ["x86", "ARM64", "ARM32"])
+def test_lenet5_on_threads_equals_one_thread(lenet_graphs, precision, target, tmp_path):
+    """support_parallel: 1 and 3 threads give the same bits, which pass the golden test."""
+    missing = targets.missing_tools(target)
+    if missing:
+        pytest.skip(f"{target}: {', '.join(missing)} not installed")
+    graphs, x, _ = lenet_graphs
+    project = generate(graphs[precision], tmp_path, project_name="lenet_mt", target=target,
+                       golden_inputs=[x], support_parallel=True)
+    targets.build(project.path, target)
+    results = []
+    for threads in (1, 3):
+        run = targets.run_program(project.path, target, args=[threads], timeout=300)
+        (got,), passed = targets.parse_golden(run.stdout, project.outputs)
+        assert passed, run.stdout
+        results.append(got.view(np.uint32))
+    np.testing.assert_array_equal(results[0], results[1])

@@ -22,6 +22,12 @@ def test_micro_param_is_read(tmp_path):
         == (True, "Cortex-M", "out", "lenet", 8192)
 
 
+def test_support_parallel_is_read_for_linux_targets(tmp_path):
+    cfg = read_micro_config(_cfg(tmp_path, "[micro_param]\nenable_micro=true\ntarget=ARM64\n"
+                                           "support_parallel=true\n"))
+    assert cfg.support_parallel and cfg.target == "ARM64"
+
+
 def test_a_config_without_micro_param_disables_codegen(tmp_path):
     cfg = read_micro_config(_cfg(tmp_path, "[common_quant_param]\nquant_type=FULL_QUANT\n"))
     assert not cfg.enable_micro
@@ -30,7 +36,9 @@ def test_a_config_without_micro_param_disables_codegen(tmp_path):
 @pytest.mark.parametrize("line, message", [
     ("target=riscv", r"target='riscv'; expected one of x86, ARM64, ARM32, Cortex-M"),
     ("codegen_mode=Train", "only Inference is generated"),
-    ("support_parallel=true", "support_parallel=true is not supported"),
+    ("target=Cortex-M\nsupport_parallel=true",
+     "support_parallel=true is not available for target Cortex-M: a Cortex-M runs the "
+     "generated code bare-metal on one core, with no OS and no threads"),
     ("enable_micro=maybe", "enable_micro='maybe' is not true or false"),
     ("project_name=my-net", "must be a C identifier"),
     ("ram_budget=lots", "a RAM budget is a number of bytes"),

@@ -30,7 +30,8 @@ def micro_codegen(graph, config_file: str, ram_budget=None, *, out=None, err=Non
             return 0
         budget = parse_size(ram_budget) if ram_budget is not None else cfg.ram_budget
         project = generate(graph, cfg.save_path, project_name=cfg.project_name,
-                           target=cfg.target, ram_budget=budget)
+                           target=cfg.target, ram_budget=budget,
+                           support_parallel=cfg.support_parallel)
     except (OSError, ValueError, LookupError) as e:
         print(f"microspore lite convert: code generation: {e}", file=err)
         print("CONVERT RESULT FAILED", file=err)

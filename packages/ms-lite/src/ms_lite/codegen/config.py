@@ -5,7 +5,7 @@
 enable_micro=true
 target=x86            # x86, ARM64, ARM32, Cortex-M
 codegen_mode=Inference
-support_parallel=false
+support_parallel=false  # true: threads on x86/ARM64/ARM32 Linux
 save_path=/tmp/out
 project_name=lenet
 ram_budget=8KB        # microspore's addition: fail if the arena is larger
@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 
 from ms_lite.codegen.generate import TARGETS
+from ms_lite.codegen.parallel import check_target
 from ms_lite.codegen.planner import parse_size
 
 __all__ = ["MicroConfig", "read_micro_config"]
@@ -53,8 +54,8 @@ def read_micro_config(path) -> MicroConfig:
     """``[micro_param]`` of ``path`` (disabled when the section is absent).
 
     Raises ValueError naming the file and key for unknown keys and values MindSpore
-    Lite would reject, and for what this generator does not do (``codegen_mode=Train``,
-    ``support_parallel=true``: the generated code is single-threaded, with no OS).
+    Lite would reject, and for what this generator does not do (``codegen_mode=Train``;
+    ``support_parallel=true`` for Cortex-M, which has no threads).
     """
     path = os.fspath(path)
     parser = configparser.ConfigParser(inline_comment_prefixes=("#",))
@@ -84,8 +85,10 @@ def read_micro_config(path) -> MicroConfig:
                          "Inference is generated (training code is not)")
     cfg.support_parallel = _bool(path, "support_parallel", sec.get("support_parallel", "false"))
     if cfg.support_parallel:
-        raise ValueError(f"{path}: [micro_param] support_parallel=true is not supported: the "
-                         "generated code is single-threaded and uses no OS (set it to false)")
+        try:
+            check_target(cfg.target)
+        except ValueError as e:
+            raise ValueError(f"{path}: [micro_param] {e}") from None
     cfg.save_path = sec.get("save_path", ".").strip()
     cfg.project_name = sec.get("project_name", "net").strip()
     if not cfg.project_name.isidentifier():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ms_lite.codegen import parallel as parallel_code
 from ms_lite.codegen import project_files
 from ms_lite.codegen.carrays import c_array
 from ms_lite.codegen.context import NodeContext, WeightTable, c_name, c_type
@@ -39,6 +40,7 @@ class Project:
     outputs: list = field(default_factory=list)   # Values
     golden_inputs: list = field(default_factory=list)
     golden_outputs: list = field(default_factory=list)
+    parallel: bool = False
 
     @property
     def arena_size(self) -> int:
@@ -158,7 +160,7 @@ class _Pointers(dict):
         return value
 
 
-def _net_c(graph, templates, plan, registry, weights: WeightTable) -> str:
+def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: bool) -> str:
     pointers, defines, used = {}, [], set()
     for name, p in plan.placements.items():
         ctype = c_type(graph.value(name).dtype, f"tensor {name!r}")
@@ -170,20 +172,30 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable) -> str:
         pointers[name] = macro
     pointers = _Pointers(pointers, graph.constants, weights)
     offsets = {name: p.offset for name, p in plan.placements.items()}
-    calls = []
-    for node, t in zip(graph.nodes, templates):
+    calls, tasks = [], []
+    for i, (node, t) in enumerate(zip(graph.nodes, templates)):
         ctx = NodeContext(node, graph, pointers, weights, offsets)
         fields = ctx.fields(registry.primitive(node.op))
         if t.params is not None:
             fields.update(t.params(ctx))
-        calls.append(f"    /* {node.name}: {node.op} */\n    {t.fill(fields)}")
+        if t.split is None:
+            call = t.fill(fields)
+        elif parallel:
+            fields.update(O0="${O0}", O1="${O1}")
+            task, call = parallel_code.split_call(i, node.name, t.fill(fields), fields, t.split)
+            tasks.append(task)
+        else:
+            fields.update(O0="0", O1=fields[t.split])
+            call = t.fill(fields)
+        calls.append(f"    /* {node.name}: {node.op} */\n    {call}")
     return project_files.net_c(plan, "\n".join(defines), _sources(templates),
-                               "\n".join(calls), graph, pointers)
+                               "\n".join(calls), graph, pointers, "\n".join(tasks),
+                               parallel)
 
 
 def generate(graph, save_path, *, project_name: str = "net", target: str = "x86",
              golden_inputs=None, ram_budget=None, alignment: int | None = None,
-             seed: int = 0, registry=None) -> Project:
+             seed: int = 0, registry=None, support_parallel: bool = False) -> Project:
     """Write a C99 project for ``graph`` under ``save_path/project_name``.
 
     Args:
@@ -194,6 +206,8 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
             random ones); the expected outputs come from the Python lite runtime.
         ram_budget: bytes or ``"8KB"``: fail with ``MemoryBudgetError`` naming the peak
             tensors if the arena does not fit.
+        support_parallel: split convolutions and matrix products over POSIX threads
+            (``net_set_thread_num``; Linux targets only, see ``ms_lite.codegen.parallel``).
     Returns:
         The ``Project`` (path, memory plan, golden data).
     Raises:
@@ -203,6 +217,8 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    if support_parallel:
+        parallel_code.check_target(target)
     graph = _typed(graph.validate())
     _check_outputs(graph)
     reg = registry or _registry.load()
@@ -210,11 +226,11 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
     budget = None if ram_budget is None else parse_size(ram_budget)
     plan = _plan(graph, templates, alignment or _ALIGNMENT[target], budget)
     weights = WeightTable()
-    net_c = _net_c(graph, templates, plan, reg, weights)
+    net_c = _net_c(graph, templates, plan, reg, weights, support_parallel)
     g_in, g_out = _golden(graph, golden_inputs, seed)
     root = Path(save_path) / project_name
     files = {
-        "include/net.h": project_files.net_h(graph, plan),
+        "include/net.h": project_files.net_h(graph, plan, support_parallel),
         "src/net.c": net_c,
         "src/weight.h": project_files.weight_h(weights),
         "src/weight.c": project_files.weight_c(weights),
@@ -222,7 +238,7 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
             [c_array(f"golden_in{i}", x, static=True) for i, x in enumerate(g_in)]
             + [c_array(f"golden_out{i}", y, static=True) for i, y in enumerate(g_out)]),
         "memory_plan.txt": plan.report(),
-        **project_files.static_files(project_name, target, graph),
+        **project_files.static_files(project_name, target, graph, support_parallel),
     }
     for rel, text in files.items():
         p = root / rel
@@ -233,4 +249,4 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
     for i, y in enumerate(g_out):
         np.save(root / "benchmark" / f"golden_out{i}.npy", y)
     return Project(root, project_name, target, plan, weights.nbytes, list(graph.inputs),
-                   list(graph.outputs), g_in, g_out)
+                   list(graph.outputs), g_in, g_out, support_parallel)

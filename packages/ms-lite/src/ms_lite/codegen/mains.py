@@ -19,6 +19,7 @@ _GOLDEN_HEAD = r"""/* Golden test: the inputs saved at generation against the Py
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net.h"
@@ -65,8 +66,12 @@ int main(int argc, char **argv)
 """
 
 
-def golden_c(graph) -> str:
+def golden_c(graph, parallel: bool = False) -> str:
     body = []
+    if parallel:  # argv[1]: the threads
+        body.append("    if (argc > 1 && net_set_thread_num(atoi(argv[1])) != 0) {\n"
+                    '        printf("golden: cannot run %s threads\\n", argv[1]);\n'
+                    "        return 1;\n    }")
     for i in range(len(graph.inputs)):
         body.append(f"    fail |= net_set_input({i}, golden_in{i}, sizeof golden_in{i}) != 0;")
     body.append("    fail |= net_run() != 0;")
@@ -86,6 +91,8 @@ def golden_c(graph) -> str:
                     f'        printf("output {i}: %lu bytes, expected %lu\\n", '
                     f"(unsigned long)bytes, (unsigned long)sizeof golden_out{i});\n"
                     f"        fail = 1;\n    }} else {{\n        fail |= {check};\n    }}")
+    if parallel:
+        body.append("    net_deinit();")
     tail = '    printf("golden: %s\\n", fail ? "FAIL" : "PASS");\n    return fail;\n}\n'
     head = _GOLDEN_HEAD.replace("@TOL@", repr(TOLERANCE))
     pre, rest = head.split("@CHECK_F32@")
@@ -97,7 +104,8 @@ def golden_c(graph) -> str:
             + "\n".join(body) + "\n" + tail)
 
 
-_BENCHMARK = r"""/* Benchmark: net_run on the golden inputs `loops` times (argv[1]; 10 on Cortex-M)
+_BENCHMARK = r"""/* Benchmark: net_run on the golden inputs `loops` times (argv[1]; 10 on
+   Cortex-M), on argv[2] threads in a support_parallel build
    Hosted: prints the median and minimum wall time per run in microseconds.
    Cortex-M: prints SysTick cycles per run (under qemu -icount, virtual cycles). */
 #if !defined(__arm__) || defined(__linux__)
@@ -141,6 +149,12 @@ int main(int argc, char **argv)
     int loops = argc > 1 ? atoi(argv[1]) : 1000;
     if (loops < 1 || loops > MAX_LOOPS) loops = 1000;
     net_init();
+#ifdef NET_SUPPORT_PARALLEL
+    if (argc > 2 && net_set_thread_num(atoi(argv[2])) != 0) {
+        printf("benchmark: cannot run %s threads\n", argv[2]);
+        return 1;
+    }
+#endif
     for (int i = 0; i < 10; ++i) { set_inputs(); net_run(); }
     for (int i = 0; i < loops; ++i) {
         set_inputs();
@@ -148,6 +162,9 @@ int main(int argc, char **argv)
         net_run();
         times[i] = now_us() - t0;
     }
+#ifdef NET_SUPPORT_PARALLEL
+    net_deinit();
+#endif
     qsort(times, (size_t)loops, sizeof times[0], cmp);
     printf("benchmark: loops=%d median_us=%.3f min_us=%.3f arena_bytes=%u\n", loops,
            times[loops / 2], times[0], (unsigned)NET_ARENA_SIZE);

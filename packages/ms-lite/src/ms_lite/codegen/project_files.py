@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_lite.codegen import build_files, mains
+from ms_lite.codegen import parallel as parallel_code
 from ms_lite.codegen.carrays import c_array
 from ms_lite.codegen.context import c_type
 
@@ -18,7 +19,21 @@ def _bytes(v) -> int:
     return int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
 
 
-def net_h(graph, plan) -> str:
+_PARALLEL_API = [
+    "", "/* support_parallel: convolutions and matrix products run on a pool of POSIX",
+    "   threads, NET_THREAD_NUM unless net_set_thread_num says otherwise. */",
+    "#define NET_SUPPORT_PARALLEL 1",
+    f"#define NET_THREAD_NUM {parallel_code.DEFAULT_THREADS}",
+    f"#define NET_MAX_THREADS {parallel_code.MAX_THREADS}",
+    "/* Sets the threads (1..NET_MAX_THREADS) and restarts the pool; 0, or -1 for a bad",
+    "   number or a thread that could not be created. */",
+    "int net_set_thread_num(int threads);",
+    "/* Stops the pool's threads (net_init or net_set_thread_num starts it again). */",
+    "void net_deinit(void);",
+]
+
+
+def net_h(graph, plan, parallel: bool = False) -> str:
     lines = [_BANNER, "#ifndef NET_H_", "#define NET_H_", "", "#include <stdint.h>",
              "#include <string.h>", "", "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
              f"/* model {graph.name}: every tensor lives in one static arena, planned offline "
@@ -31,7 +46,8 @@ def net_h(graph, plan) -> str:
             lines.append(f"#define NET_{kind}{i}_BYTES {_bytes(v)}u  /* {v.name}: "
                          f"{v.shape} {v.dtype} */")
     lines += ["",
-              "/* Clears the arena; returns 0. */",
+              "/* Clears the arena (and starts a parallel build's threads); returns 0, or -1",
+              "   when a thread could not be created. */",
               "int net_init(void);",
               "/* Copies input `index` (exactly its NET_INPUTi_BYTES) into the arena; call it",
               "   before every net_run (the arena reuses input bytes). Returns 0, or -1 for a",
@@ -41,7 +57,8 @@ def net_h(graph, plan) -> str:
               "int net_run(void);",
               "/* Output `index` after net_run (valid until the next net_run); its size in",
               "   *bytes when bytes is not NULL. NULL for a bad index. */",
-              "const void *net_get_output(int index, size_t *bytes);", "",
+              "const void *net_get_output(int index, size_t *bytes);",
+              *(_PARALLEL_API if parallel else []), "",
               "#ifdef __cplusplus", "}", "#endif", "#endif  /* NET_H_ */", ""]
     return "\n".join(lines)
 
@@ -51,14 +68,36 @@ def _io_table(name: str, values, plan) -> str:
     return f"static const net_io_t {name}[] = {{{rows}}};"
 
 
-def net_c(plan, defines: str, kernels: str, calls: str, graph, pointers) -> str:
+_PARALLEL_C = """
+static int net_threads = NET_THREAD_NUM;
+
+int net_set_thread_num(int threads)
+{
+    if (threads < 1 || threads > NET_MAX_THREADS)
+        return -1;
+    net_threads = threads;
+    return net_pool_start(threads);
+}
+
+void net_deinit(void)
+{
+    net_pool_stop();
+}
+"""
+
+
+def net_c(plan, defines: str, kernels: str, calls: str, graph, pointers, tasks: str = "",
+          parallel: bool = False) -> str:
+    pool_h = '#include "thread_pool.h"\n' if parallel else ""
+    tasks = f"\n/* ---- tasks of the split operators ---- */\n{tasks}" if tasks else ""
+    init = "    return net_pool_start(net_threads);" if parallel else "    return 0;"
     return f"""{_BANNER}
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "net.h"
-#include "weight.h"
+{pool_h}#include "weight.h"
 
 #if defined(__GNUC__)
 #define NET_ALIGNED __attribute__((aligned({plan.alignment})))
@@ -73,7 +112,7 @@ static uint8_t net_arena[NET_ARENA_SIZE > 0 ? NET_ARENA_SIZE : 1] NET_ALIGNED;
 
 /* ---- kernels (from the operators' C templates) ---- */
 {kernels}
-
+{tasks}{_PARALLEL_C if parallel else ""}
 typedef struct {{ uint32_t offset; uint32_t bytes; }} net_io_t;
 {_io_table("net_inputs", graph.inputs, plan)}
 {_io_table("net_outputs", graph.outputs, plan)}
@@ -81,7 +120,7 @@ typedef struct {{ uint32_t offset; uint32_t bytes; }} net_io_t;
 int net_init(void)
 {{
     memset(net_arena, 0, sizeof net_arena);
-    return 0;
+{init}
 }}
 
 int net_set_input(int index, const void *data, size_t bytes)
@@ -122,14 +161,19 @@ def weight_c(weights) -> str:
     return f'{_BANNER}#include "weight.h"\n\n{body}'
 
 
-def static_files(project_name: str, target: str, graph) -> dict[str, str]:
-    """Build files, the golden test, the benchmark and the Cortex-M startup."""
+def static_files(project_name: str, target: str, graph,
+                 parallel: bool = False) -> dict[str, str]:
+    """Build files, the golden test, the benchmark, the Cortex-M startup and, with
+    ``support_parallel``, the thread pool."""
+    pool = {"src/thread_pool.h": parallel_code.THREAD_POOL_H,
+            "src/thread_pool.c": parallel_code.THREAD_POOL_C} if parallel else {}
     return {
-        "Makefile": build_files.makefile(target),
-        "CMakeLists.txt": build_files.cmakelists(project_name),
+        **pool,
+        "Makefile": build_files.makefile(target, parallel),
+        "CMakeLists.txt": build_files.cmakelists(project_name, parallel),
         "cortex-m/startup.c": build_files.STARTUP,
         "cortex-m/mps2.ld": build_files.LINKER_SCRIPT,
-        "benchmark/golden.c": mains.golden_c(graph),
+        "benchmark/golden.c": mains.golden_c(graph, parallel),
         "benchmark/benchmark.c": mains.benchmark_c(graph),
         "README.md": build_files.readme(project_name, graph),
     }

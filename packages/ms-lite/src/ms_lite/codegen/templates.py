@@ -40,12 +40,17 @@ class CTemplate:
         inplace: the output may overwrite the first input when that input dies here
             (elementwise and reshape-like operators); the call must then be correct with
             ``out == in0``.
+        split: the field (``"OC"``, ``"M"``) holding the number of output channels the
+            call computes independently; the call then takes ``${O0}``, ``${O1}``, the
+            range of channels to compute: all of them in a single-threaded build, one
+            share per thread with ``support_parallel``.
     """
 
     source: str
     call: str
     params: Callable | None = None
     inplace: bool = False
+    split: str | None = None
     includes: tuple = field(default=())
 
     def fill(self, fields: dict) -> str:

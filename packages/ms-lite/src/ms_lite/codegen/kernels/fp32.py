@@ -29,7 +29,8 @@ static int32_t ms_ceil_div(int32_t a, int32_t b)  /* b > 0 */
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-/* Direct convolution that accumulates whole output rows: for each weight tap, the
+/* Direct convolution of output channels [o_begin, o_end) (a parallel build gives each
+   thread its own range) that accumulates whole output rows: for each weight tap, the
    output pixels whose window sees valid input form one range per row, so the inner loop
    has no bounds checks and vectorizes. Every output sums bias, then the taps in
    (channel, row, column) order, as a per-pixel loop would. */
@@ -38,11 +39,11 @@ static void conv2d_f32(const float *restrict x, const float *restrict w,
                        int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                        int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                        int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
-                       int32_t group, int32_t act)
+                       int32_t group, int32_t act, int32_t o_begin, int32_t o_end)
 {
     const int32_t cg = c / group, ocg = oc / group;
     for (int32_t b = 0; b < n; ++b) {
-        for (int32_t o = 0; o < oc; ++o) {
+        for (int32_t o = o_begin; o < o_end; ++o) {
             const int32_t g = o / ocg;
             const float *wo = w + (size_t)o * cg * kh * kw;
             float *yo = y + ((size_t)b * oc + o) * oh * ow;
@@ -85,7 +86,7 @@ static void conv2d_f32(const float *restrict x, const float *restrict w,
 
 _CONV_CALL = ("conv2d_f32(${in0}, ${in1}, ${bias}, ${out}, ${N}, ${C}, ${H}, ${W}, ${OC}, "
               "${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, ${G}, "
-              "${ACT});")
+              "${ACT}, ${O0}, ${O1});")
 
 ACTIVATION_CODES = {"NO_ACTIVATION": 0, "RELU": 1, "RELU6": 2}
 
@@ -168,14 +169,16 @@ def _pool_params(ctx):
 _POOL_ARGS = "${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${PT}, ${PL});"
 
 _DENSE = r"""
-/* y[r, m] = sum_k x[r, k] * w[m, k] + b[m]  (MindSpore's Dense: weight is (out, in)) */
+/* y[r, m] = sum_k x[r, k] * w[m, k] + b[m] for m in [o_begin, o_end)  (MindSpore's
+   Dense: weight is (out, in)) */
 static void dense_f32(const float *restrict x, const float *restrict w,
                       const float *restrict b, float *restrict y,
-                      int32_t rows, int32_t k, int32_t m, int32_t act)
+                      int32_t rows, int32_t k, int32_t m, int32_t act,
+                      int32_t o_begin, int32_t o_end)
 {
     for (int32_t r = 0; r < rows; ++r) {
         const float *xr = x + (size_t)r * k;
-        for (int32_t o = 0; o < m; ++o) {
+        for (int32_t o = o_begin; o < o_end; ++o) {
             const float *wo = w + (size_t)o * k;
             float acc = b ? b[o] : 0.0f;
             for (int32_t i = 0; i < k; ++i) acc += xr[i] * wo[i];
@@ -194,16 +197,18 @@ def _dense_params(ctx):
 
 
 _MATMUL = r"""
-/* batch of (n, k) @ (k, m); ta/tb: the operand is stored transposed */
+/* batch of (n, k) @ (k, m), output columns [j_begin, j_end); ta/tb: the operand is
+   stored transposed */
 static void matmul_f32(const float *restrict a, const float *restrict b, float *restrict y,
                        int32_t batch,
-                       int32_t n, int32_t k, int32_t m, int32_t ta, int32_t tb)
+                       int32_t n, int32_t k, int32_t m, int32_t ta, int32_t tb,
+                       int32_t j_begin, int32_t j_end)
 {
     for (int32_t s = 0; s < batch; ++s) {
         const float *as = a + (size_t)s * n * k, *bs = b + (size_t)s * k * m;
         float *ys = y + (size_t)s * n * m;
         for (int32_t i = 0; i < n; ++i) {
-            for (int32_t j = 0; j < m; ++j) {
+            for (int32_t j = j_begin; j < j_end; ++j) {
                 float acc = 0.0f;
                 for (int32_t p = 0; p < k; ++p)
                     acc += (ta ? as[p * n + i] : as[i * k + p]) *
@@ -359,11 +364,12 @@ def _copy_params(ctx):
 COPY = CTemplate("", "${COPY}", params=_copy_params, inplace=True)
 
 _DENSE_T = CTemplate((_ACT, _DENSE), "dense_f32(${in0}, ${in1}, ${bias}, ${out}, ${ROWS}, "
-                                    "${K}, ${M}, ${ACT});", params=_dense_params)
+                                    "${K}, ${M}, ${ACT}, ${O0}, ${O1});",
+                   params=_dense_params, split="M")
 
 TEMPLATES = {
-    "Conv2D": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params),
-    "Conv2DFusion": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params),
+    "Conv2D": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
+    "Conv2DFusion": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
     "MaxPool": CTemplate(_POOL, "maxpool_f32(${in0}, ${out}, " + _POOL_ARGS,
                          params=_pool_params),
     "AvgPool": CTemplate(_AVGPOOL, "avgpool_f32(${in0}, ${out}, " + _POOL_ARGS,
@@ -371,7 +377,8 @@ TEMPLATES = {
     "Dense": _DENSE_T,
     "FullConnection": _DENSE_T,
     "MatMul": CTemplate(_MATMUL, "matmul_f32(${in0}, ${in1}, ${out}, ${BATCH}, ${NN}, ${K}, "
-                                 "${M}, ${TA}, ${TB});", params=_matmul_params),
+                                 "${M}, ${TA}, ${TB}, ${O0}, ${O1});",
+                         params=_matmul_params, split="M"),
     "Softmax": CTemplate(_SOFTMAX, "softmax_f32(${in0}, ${out}, ${OUTER}, ${DIM}, ${INNER});",
                          params=_axis_params, inplace=True),
     "ReLU": _unary("relu_f32", "v > 0.0f ? v : 0.0f"),

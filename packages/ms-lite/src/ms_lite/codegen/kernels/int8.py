@@ -58,19 +58,20 @@ static int32_t ms_ceil_div_s(int32_t a, int32_t b)  /* b > 0 */
 }
 
 /* arm_convolve_s8's arithmetic, NCHW: y = clamp(requant(bias + sum (x + in_off) * w)
-   + out_off) per output channel. Each output pixel's valid taps are found once; a window
-   with no padding starts from kbias = bias + in_off * sum(w) (CMSIS-NN's kernel sum, when
-   given) so its inner loop is a plain multiply-accumulate. */
+   + out_off) per output channel in [o_begin, o_end). Each output pixel's valid taps are
+   found once; a window with no padding starts from kbias = bias + in_off * sum(w)
+   (CMSIS-NN's kernel sum, when given) so its inner loop is a plain multiply-accumulate. */
 static void conv2d_s8(const int8_t *restrict x, const int8_t *restrict w, const int32_t *bias,
                       const int32_t *kbias, const int32_t *mult, const int32_t *shift,
                       int8_t *restrict y,
                       int32_t n, int32_t c, int32_t h, int32_t wd, int32_t oc,
                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                       int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
-                      int32_t in_off, int32_t out_off, int32_t act_min, int32_t act_max)
+                      int32_t in_off, int32_t out_off, int32_t act_min, int32_t act_max,
+                      int32_t o_begin, int32_t o_end)
 {
     for (int32_t b = 0; b < n; ++b) {
-        for (int32_t o = 0; o < oc; ++o) {
+        for (int32_t o = o_begin; o < o_end; ++o) {
             const int8_t *wo = w + (size_t)o * c * kh * kw;
             int8_t *yo = y + ((size_t)b * oc + o) * oh * ow;
             for (int32_t i = 0; i < oh; ++i) {
@@ -141,16 +142,18 @@ def _conv_params(ctx):
 
 
 _FC = r"""
-/* arm_fully_connected_s8's arithmetic: y[r, o] = requant(bias[o] + sum (x + in_off) * w[o]) */
+/* arm_fully_connected_s8's arithmetic: y[r, o] = requant(bias[o] + sum (x + in_off) * w[o])
+   for o in [o_begin, o_end) */
 static void fully_connected_s8(const int8_t *restrict x, const int8_t *restrict w,
                                const int32_t *bias, const int32_t *mult,
                                const int32_t *shift, int8_t *restrict y,
                                int32_t rows, int32_t k, int32_t m, int32_t in_off,
-                               int32_t out_off, int32_t act_min, int32_t act_max)
+                               int32_t out_off, int32_t act_min, int32_t act_max,
+                               int32_t o_begin, int32_t o_end)
 {
     for (int32_t r = 0; r < rows; ++r) {
         const int8_t *xr = x + (size_t)r * k;
-        for (int32_t o = 0; o < m; ++o) {
+        for (int32_t o = o_begin; o < o_end; ++o) {
             const int8_t *wo = w + (size_t)o * k;
             int32_t acc = bias ? bias[o] : 0;
             if (in_off == 0) {
@@ -260,11 +263,11 @@ TEMPLATES = {
         "conv2d_s8(${in0}, ${in1}, ${in2}, ${KBIAS}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, "
         "${W}, "
         "${OC}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, "
-        + _QUANT_ARGS + ");", params=_conv_params),
+        + _QUANT_ARGS + ", ${O0}, ${O1});", params=_conv_params, split="OC"),
     ("QuantFullConnection", "int8"): CTemplate(
         (_REQUANT, _FC),
         "fully_connected_s8(${in0}, ${in1}, ${BIAS}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
-        "${M}, " + _QUANT_ARGS + ");", params=_fc_params),
+        "${M}, " + _QUANT_ARGS + ", ${O0}, ${O1});", params=_fc_params, split="M"),
     ("QuantMaxPool", "int8"): CTemplate(
         _MAXPOOL, "maxpool_s8(${in0}, ${out}, ${NC}, ${H}, ${W}, ${OH}, ${OW}, ${KH}, ${KW}, "
                   "${SH}, ${SW}, ${PT}, ${PL});", params=_pool_params),
