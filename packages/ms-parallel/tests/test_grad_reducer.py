@@ -14,6 +14,7 @@ def test_on_two_ranks():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "rank 1 of 2: reducer ok" in done.stdout
     assert "rank 1 of 2: overlap ok" in done.stdout
+    assert "rank 1 of 2: order ok" in done.stdout
 
 
 def test_one_rank_leaves_gradients_alone():

@@ -8,7 +8,13 @@ Two ways to run, same numbers:
   ``TrainOneStepCell`` enters around its backward pass) a bucket starts as soon as the
   backward pass has finished all its gradients (``ms_autodiff.on_gradient_ready``), so
   the reduction of the last layers overlaps the differentiation of the first ones; the
-  reducer's call then waits for the buckets in flight and starts any that are left;
+  reducer's call then waits for the buckets in flight and starts any that are left.
+  Buckets start strictly in their planned order (a bucket ready early waits for the ones
+  before it): MPI matches non-blocking collectives by the order each rank issues them,
+  so the order must not depend on which gradients a rank happens to finish first. Each
+  gradient-ready event also tests the requests in flight, which is what lets MPI move
+  their data while the backward pass computes (MPICH progresses a request only inside
+  MPI calls);
 - while recorded (under ``grad``, in ``jit`` or GRAPH_MODE), as operators (Concat,
   ``AllReduce``, Split, Reshape), so the reduction is part of the compiled graph.
 """
@@ -59,6 +65,9 @@ class DistributedGradReducer(Cell):
             raise ValueError(f"DistributedGradReducer: degree must be a positive int, got "
                              f"{degree!r}")
         self.shapes = [tuple(p.shape) for p in parameters]
+        # a gradient's layer: its Parameter's name without the last part (buckets.py)
+        self.layers = [str(getattr(p, "name", i)).rpartition(".")[0] or str(i)
+                       for i, p in enumerate(parameters)]
         self.dtypes = [p.dtype for p in parameters]
         fusion = get_auto_parallel_context("comm_fusion")["allreduce"]
         self.first_bytes = None
@@ -74,7 +83,7 @@ class DistributedGradReducer(Cell):
         self._buckets = None
         self._key = None
         self._ids = {id(p): i for i, p in enumerate(parameters)}
-        self._started: dict = {}  # bucket index -> (the gradients packed, request)
+        self._started: list = []  # the buckets in flight, in order: (gradients, request)
 
     def _reduces(self) -> bool:
         return find_group(self.group).size > 1 or (self.mean and self.degree != 1)
@@ -91,17 +100,20 @@ class DistributedGradReducer(Cell):
         params = [None] * len(self._ids)
         buckets = self.buckets([_Spec(s, d) for s, d in zip(self.shapes, self.dtypes)])
         where = {i: k for k, b in enumerate(buckets) for i in b}
-        self._started = {}
+        self._started = started = []
 
         def on_ready(tensor, grad):
             i = self._ids.get(id(tensor))
             if i is None or grad is None or i not in where:
                 return
             params[i] = grad
-            k = where[i]
-            if all(params[j] is not None for j in buckets[k]):
+            k = len(started)  # the next bucket to start: only in the planned order
+            while k < len(buckets) and all(params[j] is not None for j in buckets[k]):
                 parts = tuple(params[j] for j in buckets[k])
-                self._started[k] = (parts, self._start(parts))
+                started.append((parts, self._start(parts)))
+                k += 1
+            for _, request in started:
+                request.test()
 
         with on_gradient_ready(on_ready):
             yield
@@ -111,7 +123,7 @@ class DistributedGradReducer(Cell):
         key = tuple((tuple(g.shape), g.dtype) for g in grads)
         if key != self._key:
             self._buckets = plan_buckets(grads, self.bucket_bytes, self.split_indices,
-                                         self.first_bytes)
+                                         self.first_bytes, self.layers)
             self._key = key
         return self._buckets
 
@@ -130,15 +142,17 @@ class DistributedGradReducer(Cell):
         return find_group(self.group).iallreduce(flat, "sum")
 
     def _eager(self, grads, buckets):
-        started, self._started = self._started, {}
+        started, self._started = self._started, []
         pending = []
         for k, b in enumerate(buckets):
             parts = tuple(grads[i] for i in b)
-            early = started.get(k)
+            early = started[k] if k < len(started) else None
             if early is not None and all(x is y for x, y in zip(early[0], parts)):
                 pending.append(early[1])  # started during the backward pass
-            else:
-                pending.append(self._start(parts))
+                continue
+            if early is not None:  # the gradients changed since: finish it, start anew
+                early[1].wait()
+            pending.append(self._start(parts))
         out = list(grads)
         for b, request in zip(buckets, pending):
             flat = request.wait()

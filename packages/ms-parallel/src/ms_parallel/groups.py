@@ -113,6 +113,9 @@ class _Done:
     def __init__(self, value):
         self.value = value
 
+    def test(self) -> bool:
+        return True
+
     def wait(self):
         return self.value
 

@@ -133,6 +133,10 @@ class _Pending:
         self.dtype = dtype
         self.request = comm.Iallreduce(buf, self.out, op=op)
 
+    def test(self) -> bool:
+        """Whether it has finished; the call itself lets MPI move the data along."""
+        return self.request.Test()
+
     def wait(self):
         self.request.Wait()
         return _back(self.out, self.dtype)
