@@ -37,7 +37,7 @@ import time
 
 import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
 import numpy as np
-from _common import QUICK_NOTE, load_line, machine, median_iqr, num, run_rounds, timed
+from _common import QUICK_NOTE, load_line, machine, median_iqr, num, timed
 
 SUMMARY_STEPS = 5  # timed LeNet5 steps per sample
 _CPU_TIME = []  # set by --cpu-time: the summary case measures process CPU time
@@ -141,6 +141,53 @@ def case_summary(quick: bool) -> list:
                       in_mode(with_operator)),
                  _Row(f"summary {mode_name}", "the scalar's add_value + record alone",
                       in_mode(write_alone))]
+    return rows
+
+
+COLLECTOR_STEPS = 8  # LeNet5 steps (batches) per Model.train call, i.e. per sample
+
+
+def case_collector(quick: bool) -> list:
+    """``Model.train`` of LeNet5 over 8 batches of 32, without a callback, with a
+    ``SummaryCollector`` recording scalars (loss, learning rate) every step, and with one
+    left at its defaults (also input images, five weight histograms, the graph) every
+    step; in PyNative and GRAPH_MODE. Each sample is one ``train`` call, the collector's
+    file opening and closing included."""
+    import microspore as ms
+    import microspore.dataset as ds
+
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset(
+        {"image": rng.random((32 * COLLECTOR_STEPS, 1, 32, 32), dtype=np.float32),
+         "label": rng.integers(0, 10, 32 * COLLECTOR_STEPS).astype(np.int32)},
+        shuffle=False).batch(32)
+    directory = tempfile.mkdtemp(prefix="bench_collector_")
+    rows, runs = [], [0]
+    for mode, mode_name in ((ms.PYNATIVE_MODE, "PyNative"), (ms.GRAPH_MODE, "GRAPH_MODE")):
+        ms.set_context(mode=mode)
+        train = _lenet(ms, False)
+        model = ms.Model(train)  # the TrainOneStepCell: Model.train calls it per batch
+
+        def run(collector_args, mode=mode, model=model):
+            def sample():
+                ms.set_context(mode=mode)
+                callbacks = None
+                if collector_args is not None:
+                    runs[0] += 1
+                    callbacks = [ms.SummaryCollector(
+                        os.path.join(directory, f"run{runs[0]}"), collect_freq=1,
+                        **collector_args)]
+                t = time.perf_counter()
+                model.train(1, data, callbacks=callbacks)
+                return (time.perf_counter() - t) / COLLECTOR_STEPS
+            return sample
+
+        case = f"Model.train {mode_name}, per step"
+        rows += [_Row(case, "no callback", run(None)),
+                 _Row(case, "SummaryCollector, scalars every step", run({
+                     "collect_specified_data": {"collect_metric": True},
+                     "keep_default_action": False})),
+                 _Row(case, "SummaryCollector defaults, every step", run({}))]
     return rows
 
 
@@ -273,7 +320,23 @@ def _captum(weights, x, t) -> dict:
                 perturbations_per_eval=256).detach()}
 
 
-CASES = {"summary": case_summary, "profiler": case_profiler, "explainers": case_explainers}
+def _rounds(case_rows, rounds: int, warmup: int) -> None:
+    """Sample every row once per round, the order reversed every other round (A B C,
+    C B A, ...): a neighbour's burst or a frequency change hits every row alike, and no row
+    always runs right after the same other one (which would inherit its garbage or its
+    writer thread's tail). The per-round ratio to the first row, taken from samples
+    seconds apart, is steadier on a busy machine than the ratio of the medians."""
+    print(f"running {case_rows[0].case}: {rounds} rounds x {len(case_rows)} variants ...",
+          file=sys.stderr, flush=True)
+    for i in range(warmup + rounds):
+        for r in (case_rows if i % 2 == 0 else case_rows[::-1]):
+            t = r.run()
+            if i >= warmup:
+                r.samples.append(t)
+
+
+CASES = {"summary": case_summary, "collector": case_collector, "profiler": case_profiler,
+         "explainers": case_explainers}
 
 
 def main(argv=None) -> int:
@@ -292,20 +355,24 @@ def main(argv=None) -> int:
     print(f"Medians over {rounds} rounds after {warmup} warm-up rounds; rows interleaved "
           f"within each round." + (QUICK_NOTE if args.quick else ""))
     print()
-    print("| case | variant | median | IQR | vs first row |")
-    print("|---|---|---|---|---|")
+    print("| case | variant | median | IQR | vs first row | per-round ratio, median (IQR) |")
+    print("|---|---|---|---|---|---|")
     for name in cases:
         rows = CASES[name](args.quick)
         for case in dict.fromkeys(r.case for r in rows):
-            run_rounds(rows, case, rounds, warmup, settle_s=0.0)
+            _rounds([r for r in rows if r.case == case], rounds, warmup)
         for case in dict.fromkeys(r.case for r in rows):
             case_rows = [r for r in rows if r.case == case]
             base = median_iqr(case_rows[0].samples)[0]
             for r in case_rows:
                 med, lo, hi = median_iqr(r.samples)
                 unit, scale = ("us", 1e6) if med < 1e-3 else ("ms", 1e3)
+                rmed, rlo, rhi = median_iqr([b / a - 1 for a, b in zip(
+                    case_rows[0].samples, r.samples)])
+                paired = "" if r is case_rows[0] else f"{rmed:+.1%} ({rlo:+.1%}..{rhi:+.1%})"
                 print(f"| {case} | {r.label} | {num(med * scale)} {unit} | "
-                      f"{num(lo * scale)}-{num(hi * scale)} | {med / base - 1:+.1%} |")
+                      f"{num(lo * scale)}-{num(hi * scale)} | {med / base - 1:+.1%} | "
+                      f"{paired} |")
     print()
     print(load_line(before))
     return 0

@@ -74,6 +74,27 @@ def test_collect_specified_data_turns_parts_off(tmp_path, lenet, read_events):
     assert read_lineage(tmp_path) is None
 
 
+def test_graph_of_a_model_given_a_train_cell(tmp_path, lenet, read_events):
+    """``Model(TrainOneStepCell(...))``: the loss network is captured on the whole batch,
+    without running the optimizer (the weights stay as they were)."""
+    import warnings
+
+    import ms_nn as nn
+    from ms_nn.train.model import Model
+
+    net = lenet.LeNet5()
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True,
+                                                                 reduction="mean"))
+    train = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    collector = SummaryCollector(tmp_path, 1, collect_specified_data={
+        "collect_graph": True}, keep_default_action=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "graph is not recorded" warning
+        Model(train).train(1, lenet.batches(1), callbacks=collector)
+    nodes = [n.op for n in read_events(tmp_path).Graph().node]
+    assert nodes.count("Conv2D") == 2 and "ApplyMomentum" not in nodes
+
+
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"collect_freq": 0}, ValueError, "collect_freq"),
     ({"collect_specified_data": {"collect_everything": True}}, ValueError, "unknown"),

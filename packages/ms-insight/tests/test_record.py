@@ -88,6 +88,39 @@ def test_file_is_named_for_tensorboard_and_flush_writes(tmp_path, read_events):
     record.close()
 
 
+def test_records_reach_the_writer_thread_in_batches(tmp_path, read_events, monkeypatch):
+    """Waking the writer thread every step costs a thread switch mid-step: ``record``
+    hands events over at most once a second (or by count), ``flush`` hands the rest."""
+    from ms_insight.summary import record as record_module
+
+    record = SummaryRecord(tmp_path / "run")
+    handed = []
+    add_event = record._writer.add_event
+    monkeypatch.setattr(record._writer, "add_event", lambda e: (handed.append(e.step),
+                                                                add_event(e)))
+    monkeypatch.setattr(record_module, "_HAND_OVER_S", 3600.0)
+    for step in range(1, 11):
+        record.add_value("scalar", "a", float(step))
+        record.record(step)
+    assert handed == []  # all ten wait in the batch
+    for step in range(11, 11 + record_module._HAND_OVER_EVENTS):
+        record.add_value("scalar", "a", float(step))
+        record.record(step)
+    assert handed == list(range(1, 1 + record_module._HAND_OVER_EVENTS))  # count reached
+    monkeypatch.setattr(record_module, "_HAND_OVER_S", 0.0)
+    record.add_value("scalar", "a", 0.5)
+    record.record(99)  # the time limit reached: everything pending goes
+    assert handed[-1] == 99 and len(handed) == 11 + record_module._HAND_OVER_EVENTS
+    monkeypatch.setattr(record_module, "_HAND_OVER_S", 3600.0)
+    record.add_value("scalar", "a", 0.25)
+    record.record(100)
+    record.flush()
+    assert handed[-1] == 100
+    steps = [e.step for e in read_events(tmp_path / "run").Scalars("a")]
+    assert steps == list(range(1, 11 + record_module._HAND_OVER_EVENTS)) + [99, 100]
+    record.close()
+
+
 def test_graph_of_a_traced_function_is_a_graph_def(tmp_path, read_events, lenet):
     from ms_insight.summary.network_graph import forward_graph
 

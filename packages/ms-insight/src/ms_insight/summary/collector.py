@@ -205,9 +205,15 @@ class SummaryCollector(Callback):
         graph = compiled_graph(train_net) if train_net is not None else None
         batch = cb.get("train_dataset_element")
         net = cb.get("network")
-        if graph is None and net is not None and batch is not None and len(batch) > 1:
+        inputs = None if batch is None else batch[:-1]  # the inputs, without the label
+        if cb.get("loss_fn") is None and net is not None:
+            # Model(train_cell): the cell takes the whole batch; a TrainOneStepCell's own
+            # step would update the weights, so its loss network is captured instead
+            net, inputs = getattr(net, "network", net) if hasattr(net, "optimizer") \
+                else net, batch
+        if graph is None and net is not None and inputs:
             try:
-                graph = forward_graph(net, *batch[:-1])  # the inputs, without the label
+                graph = forward_graph(net, *inputs)
             except Exception as e:  # a network ms-graph cannot capture: no graph, say why
                 import warnings
 

@@ -4,8 +4,17 @@ Values given to ``add_value`` and those the summary operators (``ops.ScalarSumma
 produced are written by ``record(step)`` as one ``Event`` per step. The event file is
 written by tensorboard's own ``EventFileWriter`` (a background thread appends the
 records; ``flush`` waits for it), so TensorBoard and ``EventAccumulator`` read it as any
-TensorFlow or PyTorch event file. Lineage data (``"train_lineage"``, ``"eval_lineage"``,
-``"custom_lineage_data"``) go to the run's ``lineage.json`` (``ms_insight.lineage``).
+TensorFlow or PyTorch event file.
+
+``record`` does not wake that thread every step: waking it costs a thread switch and a
+GIL hand-over in the middle of the next step, which on a busy machine measured more than
+the write itself (docs/benchmarks.md). Events are handed over in batches, at most every
+``_HAND_OVER_S`` seconds (or when ``_HAND_OVER_EVENTS`` / ``_HAND_OVER_BYTES`` are
+pending), and by ``flush`` and ``close``; the writer thread keeps them in memory until its
+own flush (every ``flush_secs``) anyway, so a record reaches the disk at most a second later.
+
+Lineage data (``"train_lineage"``, ``"eval_lineage"``, ``"custom_lineage_data"``) go to the
+run's ``lineage.json`` (``ms_insight.lineage``).
 """
 
 from __future__ import annotations
@@ -22,6 +31,9 @@ from ms_insight.summary.values import KINDS, check_value, make_value, recordable
 __all__ = ["SummaryRecord"]
 
 _LINEAGE = ("train_lineage", "eval_lineage", "custom_lineage_data")
+_HAND_OVER_S = 1.0
+_HAND_OVER_EVENTS = 32  # below EventFileWriter's queue size (64): a batch never blocks
+_HAND_OVER_BYTES = 1 << 20
 
 
 def _array(kind: str, tag: str, value) -> np.ndarray:
@@ -88,6 +100,9 @@ class SummaryRecord:
         self._writer = EventFileWriter(self._log_dir, max_queue_size=64,
                                        flush_secs=flush_secs, filename_suffix=file_suffix)
         self._values: dict[tuple[str, str], object] = {}
+        self._batch: list = []  # events not yet handed to the writer thread
+        self._batch_bytes = 0
+        self._handed = time.perf_counter()
         self._graph_written = False
         self._mode = "train"
         self._closed = False
@@ -200,11 +215,23 @@ class SummaryRecord:
                                   RuntimeWarning, stacklevel=3)
                 return
             self._budget -= size
-        self._writer.add_event(event)
+        self._batch.append(event)
+        self._batch_bytes += event.ByteSize()
+        if len(self._batch) >= _HAND_OVER_EVENTS or self._batch_bytes >= _HAND_OVER_BYTES \
+                or time.perf_counter() - self._handed >= _HAND_OVER_S:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """Give the pending events to the writer thread, in one go (it wakes once)."""
+        batch, self._batch, self._batch_bytes = self._batch, [], 0
+        self._handed = time.perf_counter()
+        for event in batch:
+            self._writer.add_event(event)
 
     def flush(self) -> None:
         """Wait until everything recorded so far is on disk."""
         self._check_open("flush")
+        self._hand_over()
         self._writer.flush()
 
     def close(self) -> None:
@@ -212,6 +239,7 @@ class SummaryRecord:
         if not self._closed:
             self._closed = True
             _pending.closed()
+            self._hand_over()
             self._writer.close()
 
     def _check_open(self, what: str) -> None:
