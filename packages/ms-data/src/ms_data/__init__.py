@@ -33,6 +33,7 @@ _LAZY = {
     "KMnistDataset": "ms_data.sources.mnist_family",
     "EMnistDataset": "ms_data.sources.mnist_family",
     "Cifar10Dataset": "ms_data.sources.cifar",
+    "Cifar100Dataset": "ms_data.sources.cifar100",
     "ImageFolderDataset": "ms_data.sources.image_folder",
     "CSVDataset": "ms_data.sources.csv",
     "MindDataset": "ms_data.sources.records",
