@@ -6,6 +6,7 @@ can, offers ``batch_call(x, rng)`` on a stacked batch; see :mod:`ms_data.transfo
 
 from ms_data.transforms.base import PyFunc, TensorOperation, as_operation
 from ms_data.transforms.compose import Compose, RandomApply, RandomChoice
+from ms_data.transforms.more import PadEnd, RandomOrder, Unique, not_random
 from ms_data.transforms.ops import (
     Concatenate,
     Duplicate,
@@ -18,6 +19,7 @@ from ms_data.transforms.ops import (
 )
 
 __all__ = [
-    "Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PyFunc", "RandomApply",
-    "RandomChoice", "Relational", "Slice", "TensorOperation", "TypeCast", "as_operation",
+    "Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PadEnd", "PyFunc",
+    "RandomApply", "RandomChoice", "RandomOrder", "Relational", "Slice", "TensorOperation",
+    "TypeCast", "Unique", "as_operation", "not_random",
 ]

@@ -5,8 +5,38 @@ Each transform is callable on one image (``Resize((32, 32))(img)``) and offers
 merges consecutive Rescale / Normalize / ToTensor / HWC2CHW / TypeCast into one pass.
 """
 
+from ms_data.transforms.more import not_random
+from ms_data.vision.adjust import (
+    AdjustBrightness,
+    AdjustContrast,
+    AdjustGamma,
+    AdjustSaturation,
+    AdjustSharpness,
+)
+from ms_data.vision.affine import Affine, Perspective, RandomAffine, RandomPerspective, Rotate
+from ms_data.vision.blur import GaussianBlur
 from ms_data.vision.color import ConvertColor, Decode, Grayscale
-from ms_data.vision.enums import Border, ConvertMode, Inter
+from ms_data.vision.convert import LinearTransformation, NormalizePad, ToNumpy, ToPIL, ToType
+from ms_data.vision.crops import (
+    Crop,
+    FiveCrop,
+    PadToSize,
+    RandomCropDecodeResize,
+    RandomResize,
+    ResizedCrop,
+    SlicePatches,
+    TenCrop,
+)
+from ms_data.vision.enums import (
+    AutoAugmentPolicy,
+    Border,
+    ConvertMode,
+    ImageBatchFormat,
+    ImageReadMode,
+    Inter,
+    SliceMode,
+)
+from ms_data.vision.erase import CutOut, Erase, RandomErasing
 from ms_data.vision.geometry import (
     CenterCrop,
     HorizontalFlip,
@@ -17,14 +47,35 @@ from ms_data.vision.geometry import (
     RandomVerticalFlip,
     VerticalFlip,
 )
+from ms_data.vision.hsv import AdjustHue, HsvToRgb, RgbToHsv
+from ms_data.vision.io import (
+    encode_jpeg,
+    encode_png,
+    get_image_num_channels,
+    get_image_size,
+    read_file,
+    read_image,
+    write_file,
+    write_jpeg,
+    write_png,
+)
 from ms_data.vision.pointwise import HWC2CHW, FusedPointwise, Normalize, Rescale, ToTensor, fuse
 from ms_data.vision.resize import Resize
 from ms_data.vision.rotation import RandomRotation
+from ms_data.vision.tone import AutoContrast, Equalize, Invert, Posterize, Solarize
 
 __all__ = [
-    "Border", "CenterCrop", "ConvertColor", "ConvertMode", "Decode", "FusedPointwise",
-    "Grayscale", "HWC2CHW", "HorizontalFlip", "Inter", "Normalize", "Pad", "RandomCrop",
-    "RandomHorizontalFlip",
-    "RandomResizedCrop", "RandomRotation", "RandomVerticalFlip", "Rescale", "Resize",
-    "ToTensor", "VerticalFlip", "fuse",
+    "AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation",
+    "AdjustSharpness", "Affine", "AutoAugmentPolicy", "AutoContrast", "Border", "CenterCrop",
+    "ConvertColor", "ConvertMode", "Crop", "CutOut", "Decode", "Equalize", "Erase", "FiveCrop",
+    "FusedPointwise", "GaussianBlur", "Grayscale", "HWC2CHW", "HorizontalFlip", "HsvToRgb",
+    "ImageBatchFormat", "ImageReadMode", "Inter", "Invert", "LinearTransformation",
+    "Normalize", "NormalizePad", "Pad", "PadToSize", "Perspective", "Posterize",
+    "RandomAffine", "RandomCrop", "RandomCropDecodeResize", "RandomErasing",
+    "RandomHorizontalFlip", "RandomPerspective", "RandomResize", "RandomResizedCrop",
+    "RandomRotation", "RandomVerticalFlip", "Rescale", "Resize", "ResizedCrop", "RgbToHsv",
+    "Rotate", "SliceMode", "SlicePatches", "Solarize", "TenCrop", "ToNumpy", "ToPIL",
+    "ToTensor", "ToType", "VerticalFlip", "encode_jpeg", "encode_png", "fuse",
+    "get_image_num_channels", "get_image_size", "not_random", "read_file", "read_image",
+    "write_file", "write_jpeg", "write_png",
 ]

@@ -40,3 +40,33 @@ class ConvertMode(IntEnum):
     COLOR_GRAY2BGRA = COLOR_GRAY2RGBA = 9
     COLOR_BGRA2GRAY = 10
     COLOR_RGBA2GRAY = 11
+
+
+class SliceMode(IntEnum):
+    """How SlicePatches treats a remainder: pad it out, or drop it."""
+
+    PAD = 0
+    DROP = 1
+
+
+class ImageBatchFormat(IntEnum):
+    """Layout of an image batch for CutMixBatch: (N, H, W, C) or (N, C, H, W)."""
+
+    NHWC = 0
+    NCHW = 1
+
+
+class AutoAugmentPolicy(str, Enum):
+    """The AutoAugment policies learned on ImageNet, CIFAR-10 and SVHN."""
+
+    IMAGENET = "imagenet"
+    CIFAR10 = "cifar10"
+    SVHN = "svhn"
+
+
+class ImageReadMode(IntEnum):
+    """How read_image decodes: as stored, grayscale, or RGB."""
+
+    UNCHANGED = 0
+    GRAYSCALE = 1
+    COLOR = 2

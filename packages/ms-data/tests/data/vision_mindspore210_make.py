@@ -1,0 +1,76 @@
+"""Records vision_mindspore210.npz: run with MindSpore 2.10 installed (``python this.py``).
+
+The test module repeats the same calls on microspore and compares with the recorded outputs.
+"""
+
+import numpy as np
+
+PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
+
+
+def cases(V, T, IMG, G, F):
+    from mindspore.dataset.vision import Border, Inter
+
+    eye = np.eye(6, dtype=np.float32) * 2
+    return {
+        "bright": (V.AdjustBrightness(1.7), IMG), "bright2": (V.AdjustBrightness(0.4), IMG),
+        "contrast": (V.AdjustContrast(1.6), IMG), "contrast2": (V.AdjustContrast(0.3), IMG),
+        "sat": (V.AdjustSaturation(1.5), IMG), "sat2": (V.AdjustSaturation(0.2), IMG),
+        "hue": (V.AdjustHue(0.2), IMG), "hue2": (V.AdjustHue(-0.35), IMG),
+        "gamma": (V.AdjustGamma(0.5, 1.2), IMG), "gamma2": (V.AdjustGamma(2.2), IMG),
+        "sharp": (V.AdjustSharpness(2.0), IMG), "sharp2": (V.AdjustSharpness(0.3), IMG),
+        "autoc": (V.AutoContrast(), IMG), "autoc2": (V.AutoContrast(10.0, [5]), IMG),
+        "equal": (V.Equalize(), IMG), "equalg": (V.Equalize(), G),
+        "invert": (V.Invert(), IMG), "post": (V.Posterize(3), IMG),
+        "sol": (V.Solarize(100), IMG), "sol2": (V.Solarize((50, 150)), IMG),
+        "rgb2hsv": (V.RgbToHsv(is_hwc=True), F), "hsv2rgb": (V.HsvToRgb(is_hwc=True), F),
+        "crop": (V.Crop((1, 2), (4, 5)), IMG),
+        "rcrop": (V.ResizedCrop(1, 2, 4, 5, (6, 8)), IMG),
+        "padts": (V.PadToSize((10, 12)), IMG),
+        "padts2": (V.PadToSize((10, 12), (1, 2), 7, Border.REFLECT), IMG),
+        "rot30": (V.Rotate(30), IMG), "rot30b": (V.Rotate(30, Inter.BILINEAR), IMG),
+        "rot45e": (V.Rotate(45, expand=True), IMG), "rot90e": (V.Rotate(90, expand=True), IMG),
+        "affine": (V.Affine(15, (0.5, -0.3), 1.2, (5.0, 3.0)), IMG),
+        "affineb": (V.Affine(-20, (0, 0), 0.8, 10.0, Inter.BILINEAR, 9), IMG),
+        "persp": (V.Perspective(*PTS, Inter.BILINEAR), IMG),
+        "perspn": (V.Perspective(*PTS, Inter.NEAREST), IMG),
+        "gblur": (V.GaussianBlur(3, 1.0), IMG),
+        "gblur2": (V.GaussianBlur((5, 3), (1.5, 0.7)), IMG),
+        "gblur3": (V.GaussianBlur(3), IMG),
+        "erase": (V.Erase(1, 2, 3, 4, (10, 20, 30)), IMG),
+        "normpad": (V.NormalizePad([121.0, 115.0, 100.0], [70.0, 68.0, 71.0]), IMG),
+        "normpad16": (V.NormalizePad([121.0, 115.0, 100.0], [70.0, 68.0, 71.0], "float16"), IMG),
+        "lintr": (V.LinearTransformation(eye, np.ones(6, np.float32)),
+                  np.arange(6, dtype=np.float32).reshape(1, 2, 3)),
+        "totype": (V.ToType(np.float32), IMG),
+        "padend": (T.PadEnd([5], 9), np.array([1, 2, 3])),
+        "padend2": (T.PadEnd([3, 4], -1), np.ones((2, 2), np.int32)),
+    }
+
+
+def main():
+    import mindspore.dataset.transforms as T
+    import mindspore.dataset.vision as V
+
+    rs = np.random.RandomState(0)
+    IMG = rs.randint(0, 256, (7, 9, 3)).astype(np.uint8)
+    G = rs.randint(0, 256, (7, 9)).astype(np.uint8)
+    F = rs.rand(7, 9, 3).astype(np.float32)
+    out = {k: np.asarray(op(x)) for k, (op, x) in cases(V, T, IMG, G, F).items()}
+    pil = V.ToPIL()(IMG)  # FiveCrop and TenCrop take PIL images in MindSpore
+    for k, op in {"five": V.FiveCrop(3), "ten": V.TenCrop((3, 4)),
+                  "tenv": V.TenCrop(3, True)}.items():
+        out[k] = np.stack([np.asarray(i) for i in op(pil)])
+    for k, op in {"slice": V.SlicePatches(2, 2),
+                  "slicedrop": V.SlicePatches(2, 4, V.SliceMode.DROP),
+                  "slicefill": V.SlicePatches(3, 2, fill_value=5)}.items():
+        patches = [np.asarray(i) for i in op(IMG)]
+        out[k] = np.concatenate([p.ravel() for p in patches])
+        out[k + "_shapes"] = np.array([p.shape for p in patches])
+    uniq = T.Unique()(np.array([[5, 3], [5, 1], [3, 3]]))  # MindSpore rejects 1-D input here
+    out["uniq0"], out["uniq1"], out["uniq2"] = [np.asarray(i) for i in uniq]
+    np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, **out)
+
+
+if __name__ == "__main__":
+    main()
