@@ -1,4 +1,5 @@
-"""numpy arrays as C initializers that round-trip exactly (float32 with 9 digits)."""
+"""numpy arrays as C initializers that round-trip exactly (float32 with 9 digits,
+float64 with 17)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ from ms_lite.codegen.context import c_type
 __all__ = ["c_array", "c_literals"]
 
 
-def _float(v: float) -> str:
+def _float(v: float, digits: int = 9, suffix: str = "f") -> str:
+    """A literal that rounds back to ``v``: 9 digits for float32, 17 for a double."""
     if np.isnan(v):
         return "NAN"
     if np.isinf(v):
         return "INFINITY" if v > 0 else "-INFINITY"
-    s = f"{v:.9g}"
+    s = f"{v:.{digits}g}"
     if not any(ch in s for ch in ".e"):
         s += ".0"
-    return s + "f"
+    return s + suffix
 
 
 def _int(v: int, dtype: str) -> str:
@@ -30,6 +32,8 @@ def c_literals(array: np.ndarray) -> list[str]:
     flat = np.asarray(array).reshape(-1)
     if flat.dtype == np.float32:
         return [_float(float(v)) for v in flat]
+    if flat.dtype == np.float64:
+        return [_float(float(v), 17, "") for v in flat]
     if flat.dtype.kind in "iub":
         return [_int(v, flat.dtype.name) for v in flat.astype(np.int64)]
     raise ValueError(f"cannot write a {flat.dtype} array as C")

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 __all__ = ["CTemplate", "MissingTemplateError", "find_template", "C_TYPES"]
 
-C_TYPES = {"float32": "float", "int8": "int8_t", "uint8": "uint8_t", "int32": "int32_t",
-           "int16": "int16_t", "bool": "uint8_t"}
+C_TYPES = {"float32": "float", "float64": "double", "int8": "int8_t", "uint8": "uint8_t",
+           "int32": "int32_t", "int16": "int16_t", "bool": "uint8_t"}
 
 
 class MissingTemplateError(LookupError):

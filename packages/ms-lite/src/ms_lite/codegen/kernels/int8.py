@@ -57,10 +57,11 @@ static int32_t ms_ceil_div_s(int32_t a, int32_t b)  /* b > 0 */
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-/* arm_convolve_s8's arithmetic, NCHW: y = clamp(requant(bias + sum (x + in_off) * w)
-   + out_off) per output channel in [o_begin, o_end). Each output pixel's valid taps are
-   found once; a window with no padding starts from kbias = bias + in_off * sum(w)
-   (CMSIS-NN's kernel sum, when given) so its inner loop is a plain multiply-accumulate. */
+/* arm_convolve_s8's arithmetic (arm_depthwise_conv_s8's for groups), NCHW:
+   y = clamp(requant(bias + sum (x + in_off) * w) + out_off) per output channel in
+   [o_begin, o_end). Each output pixel's valid taps are found once; a window with no
+   padding starts from kbias = bias + in_off * sum(w) (CMSIS-NN's kernel sum, when
+   given) so its inner loop is a plain multiply-accumulate. */
 static void conv2d_s8(const int8_t *restrict x, const int8_t *restrict w, const int32_t *bias,
                       const int32_t *kbias, const int32_t *mult, const int32_t *shift,
                       int8_t *restrict y,
@@ -68,11 +69,13 @@ static void conv2d_s8(const int8_t *restrict x, const int8_t *restrict w, const 
                       int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                       int32_t sw, int32_t dh, int32_t dw, int32_t pt, int32_t pl,
                       int32_t in_off, int32_t out_off, int32_t act_min, int32_t act_max,
-                      int32_t o_begin, int32_t o_end)
+                      int32_t group, int32_t o_begin, int32_t o_end)
 {
+    const int32_t cg = c / group, ocg = oc / group;
     for (int32_t b = 0; b < n; ++b) {
         for (int32_t o = o_begin; o < o_end; ++o) {
-            const int8_t *wo = w + (size_t)o * c * kh * kw;
+            const int8_t *wo = w + (size_t)o * cg * kh * kw;
+            const int8_t *xg = x + ((size_t)b * c + (size_t)(o / ocg) * cg) * h * wd;
             int8_t *yo = y + ((size_t)b * oc + o) * oh * ow;
             for (int32_t i = 0; i < oh; ++i) {
                 const int32_t y0 = i * sh - pt;
@@ -87,8 +90,8 @@ static void conv2d_s8(const int8_t *restrict x, const int8_t *restrict w, const 
                     const int32_t off = (kbias && p0 == 0 && p1 == kh && q0 == 0 &&
                                          q1 == kw) ? 0 : in_off;
                     int32_t acc = off == in_off ? (bias ? bias[o] : 0) : kbias[o];
-                    for (int32_t ci = 0; ci < c; ++ci) {
-                        const int8_t *xc = x + ((size_t)b * c + ci) * h * wd;
+                    for (int32_t ci = 0; ci < cg; ++ci) {
+                        const int8_t *xc = xg + (size_t)ci * h * wd;
                         const int8_t *wc = wo + (size_t)ci * kh * kw;
                         for (int32_t p = p0; p < p1; ++p) {
                             const int8_t *xr = xc + (size_t)(y0 + p * dh) * wd;
@@ -135,8 +138,6 @@ def _kernel_sum_bias(ctx, in_off: int) -> str:
 
 def _conv_params(ctx):
     g = conv_geometry(ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.attrs)
-    if g["G"] != 1:
-        raise ValueError(f"QuantConv2D (node {ctx.node.name!r}): only group=1 is quantized")
     q = _quant_fields(ctx)
     return {**g, **q, "KBIAS": _kernel_sum_bias(ctx, q["in_off"])}
 
@@ -237,13 +238,49 @@ static void dequantize_s8_f32(const int8_t *x, float *y, int32_t n, double scale
 }
 """
 
+_CAST_PER_CHANNEL = r"""
+/* per-channel casts: x seen as (outer, dim, inner), channel d with scale[d] and zp[d] */
+static void quantize_f32_s8_pc(const float *x, int8_t *y, int32_t outer, int32_t dim,
+                               int32_t inner, const double *scale, const int32_t *zp)
+{
+    for (int32_t o = 0; o < outer; ++o)
+        for (int32_t d = 0; d < dim; ++d) {
+            const size_t at = ((size_t)o * dim + d) * inner;
+            quantize_f32_s8(x + at, y + at, inner, scale[d], zp[d]);
+        }
+}
+
+static void dequantize_s8_f32_pc(const int8_t *x, float *y, int32_t outer, int32_t dim,
+                                 int32_t inner, const double *scale, const int32_t *zp)
+{
+    for (int32_t o = 0; o < outer; ++o)
+        for (int32_t d = 0; d < dim; ++d) {
+            const size_t at = ((size_t)o * dim + d) * inner;
+            dequantize_s8_f32(x + at, y + at, inner, scale[d], zp[d]);
+        }
+}
+"""
+
+
+def _per_channel(ctx, fn: str, scale, zp) -> dict:
+    """The (outer, dim, inner) view and const arrays of a cast along ``axis``."""
+    shape = ctx.inputs[0].shape
+    axis = int(ctx.attrs.get("axis", -1)) % max(len(shape), 1)
+    dim = shape[axis] if shape else 1
+    if {scale.size, zp.size} - {1, dim}:
+        raise ValueError(f"QuantDTypeCast (node {ctx.node.name!r}): {scale.size} scales and "
+                         f"{zp.size} zero points for axis {axis} of {dim} channels (shape "
+                         f"{shape})")
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    scales = ctx.add_const("scales", np.broadcast_to(scale.astype(np.float64), dim))
+    zps = ctx.add_const("zero_points", np.broadcast_to(zp.astype(np.int32), dim))
+    return {"FN": fn + "_pc", "ARGS": f"{outer}, {dim}, {inner}, {scales}, {zps}"}
+
 
 def _cast_params(ctx):
     a = ctx.attrs
     scale, zp = np.atleast_1d(a["scale"]), np.atleast_1d(a["zero_point"])
-    if scale.size != 1 or zp.size != 1:
-        raise ValueError(f"QuantDTypeCast (node {ctx.node.name!r}): the C kernel casts with "
-                         f"one scale and zero point per tensor, got {scale.size}")
     src, dst = ctx.inputs[0].dtype, ctx.outputs[0].dtype
     if (src, dst) == ("float32", "int8"):
         fn = "quantize_f32_s8"
@@ -252,10 +289,13 @@ def _cast_params(ctx):
     else:
         raise ValueError(f"QuantDTypeCast (node {ctx.node.name!r}): {src} -> {dst} has no C "
                          "kernel (float32 <-> int8 only)")
-    return {"FN": fn, "SCALE": repr(float(scale[0])), "ZP": int(zp[0])}
+    if scale.size != 1 or zp.size != 1:
+        return _per_channel(ctx, fn, scale, zp)
+    return {"FN": fn, "ARGS": f"{ctx.numel(0)}, {float(scale[0])!r}, {int(zp[0])}"}
 
 
-_CAST_T = CTemplate(_CAST, "${FN}(${in0}, ${out}, ${n}, ${SCALE}, ${ZP});", params=_cast_params)
+_CAST_T = CTemplate((_CAST, _CAST_PER_CHANNEL), "${FN}(${in0}, ${out}, ${ARGS});",
+                    params=_cast_params)
 
 TEMPLATES = {
     ("QuantConv2D", "int8"): CTemplate(
@@ -263,7 +303,7 @@ TEMPLATES = {
         "conv2d_s8(${in0}, ${in1}, ${in2}, ${KBIAS}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, "
         "${W}, "
         "${OC}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, "
-        + _QUANT_ARGS + ", ${O0}, ${O1});", params=_conv_params, split="OC"),
+        + _QUANT_ARGS + ", ${G}, ${O0}, ${O1});", params=_conv_params, split="OC"),
     ("QuantFullConnection", "int8"): CTemplate(
         (_REQUANT, _FC),
         "fully_connected_s8(${in0}, ${in1}, ${BIAS}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
