@@ -72,11 +72,14 @@ def _qconv_infer(x, w, bias, mult, shift, **attrs):
 
 def _qconv(x, w, bias, mult, shift, threads=0, **attrs):
     g = _geometry(x.shape, w.shape, attrs)
-    if g.group != 1:
-        raise ValueError("QuantConv2D: only group=1 is quantized")
-    cols = im2col(x, g, attrs["input_zero_point"])
-    out = qgemm(cols, w.reshape(w.shape[0], -1), bias, mult, shift,
-                *(attrs[k] for k in _CONV_KEYS), threads=threads)
+    cg, ocg = x.shape[1] // g.group, w.shape[0] // g.group
+    outs = []
+    for gi in range(g.group):  # a grouped (depthwise) convolution: one GEMM per group
+        cols = im2col(x[:, gi * cg:(gi + 1) * cg], g, attrs["input_zero_point"])
+        o = slice(gi * ocg, (gi + 1) * ocg)
+        outs.append(qgemm(cols, w[o].reshape(ocg, -1), bias[o], mult[o], shift[o],
+                          *(attrs[k] for k in _CONV_KEYS), threads=threads))
+    out = outs[0] if g.group == 1 else np.concatenate(outs, axis=1)
     n = x.shape[0]
     return np.ascontiguousarray(out.reshape(n, g.oh, g.ow, -1).transpose(0, 3, 1, 2))
 

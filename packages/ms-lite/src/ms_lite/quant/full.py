@@ -87,8 +87,6 @@ class _Rewriter:
             if w is None or (len(node.inputs) > 2 and node.inputs[2]
                              and node.inputs[2] not in self.g.constants):
                 return False
-            if node.op == "Conv2DFusion" and node.attrs.get("group", 1) != 1:
-                return False
         return True
 
     def weighted(self, node: Node) -> None:
