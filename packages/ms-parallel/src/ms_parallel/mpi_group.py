@@ -104,6 +104,42 @@ class MPIGroup(Group):
         self.comm.Alltoall(buf, out)
         return _back(out, x.dtype)
 
+    def alltoallv(self, x, send_counts, recv_counts):
+        """Uneven all-to-all of a flat ``x``: the next ``send_counts[k]`` elements go to
+        rank ``k``; the result joins the ``recv_counts[k]`` elements from each rank ``k``."""
+        buf = _send_buf(x)
+        out = np.empty(sum(recv_counts), buf.dtype)
+        self.comm.Alltoallv([buf, (send_counts, _offsets(send_counts))],
+                            [out, (recv_counts, _offsets(recv_counts))])
+        return _back(out, x.dtype)
+
+    def nonblocking(self, kind, x, out, op="sum", root=0, peer=0, tag=0, counts=None):
+        """Start ``kind`` on MPI-native C-contiguous arrays, writing into ``out``: a request
+        whose ``wait()`` returns ``out``. ``allreduce`` with ``out is x`` reduces in place;
+        ``broadcast`` sends (root) or receives into ``out``; ``alltoallv`` takes
+        ``counts=(send, recv)``; ``send``/``recv`` talk to ``peer``."""
+        c = self.comm
+        if kind == "allreduce":
+            req = c.Iallreduce(self._in_place if out is x else x, out, op=self._op[op])
+        elif kind == "allgather":
+            req = c.Iallgather(x, out)
+        elif kind == "reduce_scatter":
+            req = c.Ireduce_scatter_block(x, out, op=self._op[op])
+        elif kind == "broadcast":
+            req = c.Ibcast(out, root=root)
+        elif kind == "alltoallv":
+            send, recv = counts
+            req = c.Ialltoallv([x, (send, _offsets(send))], [out, (recv, _offsets(recv))])
+        elif kind == "barrier":
+            req = c.Ibarrier()
+        elif kind == "send":
+            req = c.Isend(x, dest=peer, tag=tag)
+        elif kind == "recv":
+            req = c.Irecv(out, source=peer, tag=tag)
+        else:
+            raise ValueError(f"unknown non-blocking collective {kind!r}")
+        return _Request(req, out, x)
+
     def send(self, x, dest, tag):
         self.comm.Send(_send_buf(x), dest=dest, tag=tag)
 
@@ -122,6 +158,26 @@ class MPIGroup(Group):
         self._results.clear()
         if self.comm != mpi().COMM_WORLD:
             self.comm.Free()
+
+
+def _offsets(counts):
+    return [sum(counts[:k]) for k in range(len(counts))]
+
+
+class _Request:
+    """A non-blocking call in flight; it holds its buffers, which MPI uses until then."""
+
+    def __init__(self, request, out, source):
+        self.request = request
+        self.out = out
+        self.source = source
+
+    def test(self) -> bool:
+        return self.request.Test()
+
+    def wait(self):
+        self.request.Wait()
+        return self.out
 
 
 class _Pending:

@@ -1,6 +1,8 @@
-"""Collectives that move blocks between chosen ranks: AlltoAll, Send and Receive.
+"""Collectives that move blocks between chosen ranks: AlltoAll, AlltoAllV (uneven
+blocks), Send and Receive.
 
-AlltoAll's gradient is the AlltoAll that moves the blocks back. Send and Receive are
+AlltoAll's gradient is the AlltoAll that moves the blocks back; AlltoAllV's is the
+AlltoAllV with the send and receive counts swapped. Send and Receive are
 point-to-point messages, not functions of a rank's inputs: the tape cannot connect a
 Receive on one rank to the Send on another, so they are registered non-differentiable.
 A pipeline sends its gradients back explicitly (docs/parallel.md shows how).
@@ -12,11 +14,12 @@ import numpy as np
 
 from ms_ops import Arg, Attr, TensorSpec
 from ms_ops.infer import check_dtype
+from ms_ops.opdef import STATIC
 from ms_parallel.collective_def import COMM_DTYPES, CollectiveDef, check_group
 from ms_parallel.groups import WORLD
 from ms_tensor import dtype as mstype
 
-__all__ = ["AlltoAll", "Send", "Receive"]
+__all__ = ["AlltoAll", "AlltoAllV", "Send", "Receive"]
 
 
 def _axis(name, value, ndim):
@@ -67,6 +70,53 @@ def _alltoall_bprop(x, out, dout, split_count, split_dim, concat_dim, group=WORL
 @AlltoAll.samples
 def _alltoall_samples(rng):
     yield (rng.standard_normal((2, 3)),), {"split_count": 1, "split_dim": 0, "concat_dim": 1}
+
+
+def _counts(name, value, n):
+    if not isinstance(value, (list, tuple)) or len(value) != n or \
+            any(not isinstance(c, int) or isinstance(c, bool) or c < 0 for c in value):
+        raise ValueError(f"{name} must be a list of {n} non-negative ints (one per rank of "
+                         f"the group), got {value!r}")
+    return list(value)
+
+
+def _alltoallv_infer(x, send_numel_list, recv_numel_list, group=WORLD, block_size=1):
+    check_dtype("x", x, COMM_DTYPES)
+    n = check_group(group).size
+    send = _counts("send_numel_list", send_numel_list, n)
+    recv = _counts("recv_numel_list", recv_numel_list, n)
+    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 1:
+        raise ValueError(f"block_size must be a positive int, got {block_size!r}")
+    if x.ndim != 1 or x.shape[0] != sum(send) * block_size:
+        raise ValueError(f"input 'x' must be flat with sum(send_numel_list) * block_size = "
+                         f"{sum(send) * block_size} elements, got shape {x.shape}")
+    return TensorSpec((sum(recv) * block_size,), x.dtype)
+
+
+AlltoAllV = CollectiveDef(
+    "AlltoAllV", (Arg("x"), Arg("send_numel_list", STATIC), Arg("recv_numel_list", STATIC)),
+    (Attr("group", WORLD), Attr("block_size", 1)), infer=_alltoallv_infer,
+    doc="Uneven AlltoAll of a flat x: the next send_numel_list[k] * block_size elements go "
+        "to rank k; the result joins the recv_numel_list[k] * block_size elements each rank "
+        "k sent here, in rank order.")
+
+
+@AlltoAllV.kernel("CPU", dtypes=COMM_DTYPES)
+def _alltoallv_cpu(x, send_numel_list, recv_numel_list, group=WORLD, block_size=1,
+                   state=None):
+    return check_group(group).alltoallv(x, [c * block_size for c in send_numel_list],
+                                        [c * block_size for c in recv_numel_list])
+
+
+@AlltoAllV.bprop
+def _alltoallv_bprop(x, send_numel_list, recv_numel_list, out, dout, group=WORLD,
+                     block_size=1):
+    return (AlltoAllV(dout, recv_numel_list, send_numel_list, group, block_size), None, None)
+
+
+@AlltoAllV.samples
+def _alltoallv_samples(rng):
+    yield (rng.standard_normal((6,)), [3], [3]), {"block_size": 2}
 
 
 def _check_rank(name, value, group):

@@ -11,10 +11,11 @@ from ms_tensor.registry import RegistryView
 
 @hookimpl
 def ms_register_ops(registry: RegistryView) -> None:
-    from ms_parallel.p2p_ops import AlltoAll, Receive, Send
+    from ms_parallel.p2p_ops import AlltoAll, AlltoAllV, Receive, Send
     from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter
 
-    registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, Send, Receive)
+    registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, AlltoAllV,
+                     Send, Receive)
     registry.add_function("ReduceOp", ReduceOp)
     # ms-nn's TrainOneStepCell asks for this; imported only when a training step is built
     registry.add("train_hook", "grad_reducer", "ms_parallel.data_parallel:grad_reducer_for")

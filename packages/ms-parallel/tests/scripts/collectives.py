@@ -8,7 +8,7 @@ from ms_graph import jit
 from ms_autodiff import grad
 from ms_parallel import comm_func
 from ms_parallel.management import get_group_size, get_rank, init
-from ms_parallel.p2p_ops import AlltoAll, Receive, Send
+from ms_parallel.p2p_ops import AlltoAll, AlltoAllV, Receive, Send
 from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceScatter
 from ms_tensor import Tensor
 from ms_tensor import dtype as mstype
@@ -80,6 +80,7 @@ CASES = [
     ("ReduceScatter min", lambda x: ReduceScatter(x, "min"), (n, 2)),
     ("Broadcast", lambda x: Broadcast(x, n - 1), (2, 2)),
     ("AlltoAll", lambda x: AlltoAll(x, n, 0, 1), (n, 2)),
+    ("AlltoAllV", lambda x: AlltoAllV(x, [2] * n, [2] * n), (2 * n,)),
 ]
 eps = 1e-6
 for name, f, shape in CASES:

@@ -8,7 +8,10 @@ _NAMES = {
     "all_gather_into_tensor": f"{_F}:comm_all_gather_into_tensor",
     "reduce_scatter_tensor": f"{_F}:comm_reduce_scatter_tensor",
     "broadcast": f"{_F}:comm_broadcast",
-    "barrier": _F, "send": _F, "recv": _F, "CommHandle": _F,
+    "recv": f"{_F}:comm_recv",
+    "irecv": f"{_F}:comm_irecv",
+    "barrier": _F, "send": _F, "isend": _F, "CommHandle": _F,
+    "all_to_all_single_with_output_shape": _F, "all_to_all_with_output_shape": _F,
     "ReduceOp": "ms_parallel.reduce_ops",
     "GlobalComm": "ms_parallel.management",
 }

@@ -22,7 +22,7 @@ import numpy as np
 
 from ms_parallel.auto.graph import OpGraph
 from ms_parallel.auto.layout import TensorLayout, strategy_layout
-from ms_parallel.auto.redistribution import plan_redistribution
+from ms_parallel.auto.redistribution import estimate_redistribution, plan_redistribution
 from ms_parallel.auto.strategy import candidates, from_strategy, layouts
 from ms_parallel.auto.topology import Topology
 
@@ -54,11 +54,13 @@ class CostModel:
         self.memory_weight = 0.0  # seconds per byte, set by the planner when memory is short
         self._lay: dict = {}
         self._unary: dict = {}
+        self._sig: list | None = None
+        self._edges: dict = {}
         self._cands: list | None = None
 
     # -- any strategy ---------------------------------------------------------------------
     def layouts(self, j, cuts):
-        key = (j, cuts)
+        key = (self.signature(j), cuts)
         hit = self._lay.get(key)
         if hit is None:
             hit = self._lay[key] = layouts(self.graph.nodes[j].spec, cuts, self.n)
@@ -66,7 +68,7 @@ class CostModel:
 
     def costs(self, j, cuts) -> tuple[float, float, float]:
         """(compute seconds, communication seconds, bytes per device) of node ``j``."""
-        key = (j, cuts)
+        key = (self.signature(j), cuts)
         hit = self._unary.get(key)
         if hit is None:
             hit = self._unary[key] = (self._compute(j, cuts), self._node_comm(j, cuts),
@@ -82,6 +84,38 @@ class CostModel:
         b = self.layouts(dst, cuts_dst)[0][inp]
         node = self.graph.nodes[src]
         return 2 * self._redist(a, b, node.spec.out_shapes[out], node.itemsize)
+
+    def edge_estimate(self, src, out, dst, inp, cuts_src, cuts_dst) -> float:
+        """``edge_of`` priced by the greedy sequence (an upper bound, see redistribution)."""
+        a = self.layouts(src, cuts_src)[1][out]
+        b = self.layouts(dst, cuts_dst)[0][inp]
+        node = self.graph.nodes[src]
+        return 2 * estimate_redistribution(a, b, node.spec.out_shapes[out], node.itemsize,
+                                           self.topo)
+
+    def signature(self, j) -> int:
+        """A number for what node ``j``'s costs depend on: its operator and shapes, where its
+        inputs come from (a pinned Parameter or input strategy included) and which outputs
+        leave the graph. Nodes with one signature (the same op in repeated layers) cost
+        alike, so costs are cached per signature."""
+        if self._sig is None:
+            classes: dict = {}
+            self._sig = [classes.setdefault(self._describe(j), len(classes))
+                         for j in range(len(self.graph.nodes))]
+        return self._sig[j]
+
+    def _describe(self, j):
+        node = self.graph.nodes[j]
+        spec = node.spec
+        sources = tuple(
+            None if s is None else
+            ("param", _key(self.graph.param_strategies.get(s[1]))) if s[0] == "param" else
+            ("input", _key(self.graph.input_strategies.get(s[1]))) if s[0] == "input" else
+            (s[0],) for s in node.sources)
+        return (
+            spec.op, spec.inputs, spec.outputs, spec.in_shapes, spec.out_shapes, spec.fixed,
+            spec.flops_per_element, spec.mean_letters, node.itemsize, sources,
+            tuple(o for jj, o in self.graph.outputs if jj == j), self.pinned.get(j))
 
     def fits(self, j, cuts) -> bool:
         return self.costs(j, cuts)[2] <= self.topo.memory
@@ -153,21 +187,33 @@ class CostModel:
         cands = self.candidates() if cands is None else cands
         return np.array([self.unary_of(j, c) for c in cands[j]])
 
-    def edge(self, src: int, out: int, dst: int, inp: int, cands=None) -> np.ndarray:
-        """``[producer candidate, consumer candidate]`` seconds of the redistribution."""
+    def edge(self, src: int, out: int, dst: int, inp: int, cands=None,
+             estimate: bool = False) -> np.ndarray:
+        """``[producer candidate, consumer candidate]`` seconds of the redistribution
+        (``estimate``: of the greedy sequence, see ``edge_estimate``)."""
         cands = self.candidates() if cands is None else cands
+        key = (self.signature(src), out, self.signature(dst), inp, tuple(cands[src]),
+               tuple(cands[dst]), estimate)
+        hit = self._edges.get(key)
+        if hit is None:
+            hit = self._edges[key] = self._edge(src, out, dst, inp, cands, estimate)
+        return hit
+
+    def _edge(self, src, out, dst, inp, cands, estimate):
         node = self.graph.nodes[src]
         shape = node.spec.out_shapes[out]
         ua, ia = _unique([self.layouts(src, c)[1][out] for c in cands[src]])
         ub, ib = _unique([self.layouts(dst, c)[0][inp] for c in cands[dst]])
-        small = np.array([[2 * self._redist(x, y, shape, node.itemsize) for y in ub] for x in ua])
+        price = estimate_redistribution if estimate else plan_redistribution
+        small = np.array([[2 * _seconds(price(x, y, shape, node.itemsize, self.topo))
+                           for y in ub] for x in ua])
         return small[np.ix_(ia, ib)]
 
-    def pair_costs(self, cands=None) -> dict:
+    def pair_costs(self, cands=None, estimate: bool = False) -> dict:
         """``(j, k) -> matrix`` with j < k: all edges between two nodes summed."""
         out: dict = {}
         for src, o, dst, i in self.graph.edges():
-            m = self.edge(src, o, dst, i, cands)
+            m = self.edge(src, o, dst, i, cands, estimate)
             key = (src, dst) if src < dst else (dst, src)
             m = m if src < dst else m.T
             out[key] = out[key] + m if key in out else m
@@ -191,6 +237,14 @@ def _cuts_of(s):
     if isinstance(s, TensorLayout):
         return s.shards
     return tuple(s)
+
+
+def _seconds(priced):
+    return priced if isinstance(priced, float) else priced.cost
+
+
+def _key(strategy):
+    return strategy.key() if isinstance(strategy, TensorLayout) else strategy
 
 
 def _stride(lay: TensorLayout, group: int) -> int:

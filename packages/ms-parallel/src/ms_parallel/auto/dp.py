@@ -12,6 +12,7 @@ first) keeps factors small on chain-and-branch graphs such as transformer layers
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 
@@ -24,24 +25,42 @@ __all__ = ["dynamic_programming", "brute_force"]
 _MAX_FACTOR = 50_000_000
 
 
-def _factors(model: CostModel, cands):
+def _factors(model: CostModel, cands, estimate):
     factors = [((j,), model.unary(j, cands)) for j in range(len(cands))]
-    factors += [((a, b), m) for (a, b), m in model.pair_costs(cands).items()]
+    factors += [((a, b), m) for (a, b), m in model.pair_costs(cands, estimate).items()]
     return factors
 
 
-def dynamic_programming(model: CostModel, cands=None) -> list[tuple]:
+def dynamic_programming(model: CostModel, cands=None, estimate: bool = False) -> list[tuple]:
     """The strategy per node that minimizes the cost model's total step time (over
-    ``cands``, one list of strategies per node; all valid ones by default)."""
+    ``cands``, one list of strategies per node; all valid ones by default). ``estimate``:
+    redistributions priced by their greedy sequence (the recursive search's final pass)."""
     cands = model.candidates() if cands is None else cands
-    factors = _factors(model, cands)
+    factors = dict(enumerate(_factors(model, cands, estimate)))
     sizes = [len(c) for c in cands]
+    touching: list[set] = [set() for _ in cands]  # node -> ids of the factors over it
+    for f, (vars_, _) in factors.items():
+        for u in vars_:
+            touching[u].add(f)
+    ids_left = itertools.count(len(factors))
     remaining = set(range(len(cands)))
+    cells = {v: _cells(v, touching, factors, sizes) for v in remaining}
+    queue = [(cells[v][0], v) for v in remaining]  # stale entries are skipped when popped
+    heapq.heapify(queue)
     trail = []
     while remaining:
-        v, scope = _cheapest(remaining, factors, sizes)
-        mine = [f for f in factors if v in f[0]]
-        factors = [f for f in factors if v not in f[0]]
+        size, v = heapq.heappop(queue)
+        if v not in remaining or size != cells[v][0]:
+            continue
+        scope = cells[v][1]
+        if size > _MAX_FACTOR:
+            raise RuntimeError(f"dynamic programming: eliminating any operator needs a table "
+                               f"of {size:,} entries; use search_mode='recursive_programming'")
+        ids = sorted(touching[v])
+        mine = [factors.pop(f) for f in ids]
+        for f, (vars_, _) in zip(ids, mine):
+            for u in vars_:
+                touching[u].discard(f)
         best = np.full([sizes[u] for u in scope], np.inf)
         arg = np.zeros(best.shape, dtype=np.int32)
         for k in range(sizes[v]):
@@ -51,26 +70,25 @@ def dynamic_programming(model: CostModel, cands=None) -> list[tuple]:
             better = total < best
             best = np.where(better, total, best)
             arg[better] = k
-        factors.append((scope, best))
+        new = next(ids_left)
+        factors[new] = (scope, best)
+        for u in scope:
+            touching[u].add(new)
         trail.append((v, scope, arg))
         remaining.discard(v)
+        for u in scope:
+            cells[u] = _cells(u, touching, factors, sizes)
+            heapq.heappush(queue, (cells[u][0], u))
     choice: dict[int, int] = {}
     for v, scope, arg in reversed(trail):
         choice[v] = int(arg[tuple(choice[u] for u in scope)])
     return [cands[j][choice[j]] for j in range(len(cands))]
 
 
-def _cheapest(remaining, factors, sizes):
-    best = None
-    for v in sorted(remaining):
-        scope = sorted({u for vars_, _ in factors if v in vars_ for u in vars_} - {v})
-        cells = math.prod(sizes[u] for u in scope) * sizes[v]
-        if best is None or cells < best[0]:
-            best = (cells, v, tuple(scope))
-    if best[0] > _MAX_FACTOR:
-        raise RuntimeError(f"dynamic programming: eliminating any operator needs a table of "
-                           f"{best[0]:,} entries; use search_mode='recursive_programming'")
-    return best[1], best[2]
+def _cells(v, touching, factors, sizes):
+    """(table entries, scope) of eliminating ``v`` now: the cheapest goes first."""
+    scope = tuple(sorted({u for f in touching[v] for u in factors[f][0]} - {v}))
+    return math.prod(sizes[u] for u in scope) * sizes[v], scope
 
 
 def _slice(vars_, table, v, k, scope):

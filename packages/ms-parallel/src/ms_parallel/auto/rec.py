@@ -18,9 +18,12 @@ import math
 from ms_parallel.auto.cost import CostModel
 from ms_parallel.auto.dp import dynamic_programming
 from ms_parallel.auto.layout import TensorLayout
+from ms_parallel.auto.redistribution import estimate_redistribution, plan_redistribution
 from ms_parallel.auto.strategy import candidates
 
 __all__ = ["recursive_programming", "prime_factors"]
+
+_FEW, _CHEAPEST = 100, 12
 
 
 def prime_factors(n: int) -> list[int]:
@@ -42,21 +45,25 @@ def _neighbours(model: CostModel):
     return out
 
 
-def _local(model, j, cuts, decided, edges) -> float:
+def _local(model, j, cuts, decided, edges, exact=False) -> float:
     """The op's own cost, its redistributions with decided neighbours, and (for undecided
-    consumers) the least a partial output costs to reduce: a consumer never takes partials."""
+    consumers) the least a partial output costs to reduce: a consumer never takes partials.
+    Not ``exact``: redistributions priced by their greedy estimate (for partial cuts)."""
     cost = model.unary_of(j, cuts)
+    edge = model.edge_of if exact else model.edge_estimate
     for src, o, dst, i in edges:
         other = src if dst == j else dst
         if other in decided and other != j:
             a, b = (cuts, decided[other]) if src == j else (decided[other], cuts)
-            cost += model.edge_of(src, o, dst, i, a, b)
+            cost += edge(src, o, dst, i, a, b)
         elif src == j:
             out = model.layouts(j, cuts)[1][o]
             if out.partial:
                 node = model.graph.nodes[j]
-                cost += 2 * model._redist(out, TensorLayout(out.dev_matrix, out.tensor_map),
-                                          node.spec.out_shapes[o], node.itemsize)
+                args = (out, TensorLayout(out.dev_matrix, out.tensor_map),
+                        node.spec.out_shapes[o], node.itemsize, model.topo)
+                cost += 2 * (plan_redistribution(*args).cost if exact else
+                             estimate_redistribution(*args))
     return cost
 
 
@@ -71,7 +78,7 @@ def _halve(model, j, cuts, decided, edges, sizes, primes, beam=3):
         trials = {}
         for base in front:
             if may_stop:
-                trials[base] = _local(model, j, base, decided, edges)
+                trials[base] = _local(model, j, base, decided, edges, exact=False)
             for li, c in enumerate(free):
                 trial = list(base)
                 trial[li] *= p
@@ -80,7 +87,7 @@ def _halve(model, j, cuts, decided, edges, sizes, primes, beam=3):
                     continue
                 if not model.fits(j, t) and model.fits(j, base):
                     continue
-                trials[t] = _local(model, j, t, decided, edges)
+                trials[t] = _local(model, j, t, decided, edges, exact=False)
         if not trials:
             break
         front = sorted(trials, key=trials.get)[:beam]
@@ -111,9 +118,10 @@ def _seed(model, j, edge, decided, sizes):
     return cuts if model.n % math.prod(cuts) == 0 else None
 
 
-def _decide(model, j, decided, edges, sizes, pool):
-    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts
-    (every result also goes to ``pool``, the final pass's candidates)."""
+def _decide(model, j, decided, edges, sizes):
+    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts,
+    and every strategy the cuts produced (the final pass's candidates)."""
+    pool = set()
     starts = [tuple(1 for _ in model.graph.nodes[j].spec.free)]
     for e in edges:
         other = e[2] if e[0] == j else e[0]
@@ -136,7 +144,17 @@ def _decide(model, j, decided, edges, sizes, pool):
         if other in decided and other != j:
             pool.update(_halve(model, j, starts[0], {other: decided[other]}, [e], sizes,
                                prime_factors(model.n), beam=2))
-    return best[1]
+    return best[1], frozenset(pool)
+
+
+def _context(model, j, decided, edges):
+    """What ``_decide`` for ``j`` depends on: equal contexts (the same operator in repeated
+    layers, between neighbours decided alike) give equal decisions, made once."""
+    out = []
+    for src, o, dst, i in edges:
+        other = dst if src == j else src
+        out.append((src == j, o, i, model.signature(other), decided.get(other)))
+    return model.signature(j), tuple(out)
 
 
 def _extremes(model, j, sizes):
@@ -147,6 +165,19 @@ def _extremes(model, j, sizes):
             yield tuple(model.n if k == li else 1 for k in range(len(free)))
 
 
+def _few(model, j) -> set:
+    """The operator's own cheapest strategies (compute, gradient reduction, memory), where
+    it has few (a MatMul's 66 on 1024 devices): the final dynamic program then also sees
+    cuts the recursive ones never reach, such as three letters at once."""
+    hit = model.__dict__.setdefault("_rec_few", {})
+    sig = model.signature(j)
+    if sig not in hit:
+        cs = candidates(model.graph.nodes[j].spec, model.n, model.fully_use_devices)
+        best = sorted(cs, key=lambda c: model.unary_of(j, c))[:_CHEAPEST]
+        hit[sig] = set(best) if len(cs) <= _FEW else set()
+    return hit[sig]
+
+
 def recursive_programming(model: CostModel, rounds: int = 3) -> list[tuple]:
     """A strategy per node, found by recursive cuts (see module doc)."""
     nodes = model.graph.nodes
@@ -154,15 +185,24 @@ def recursive_programming(model: CostModel, rounds: int = 3) -> list[tuple]:
     sizes = [node.spec.sizes() for node in nodes]
     pools = [set() for _ in nodes]
     decided: dict[int, tuple] = dict(model.pinned)
+    memo: dict = {}
+
+    def decide(j):
+        key = _context(model, j, decided, neighbours[j])
+        if key not in memo:
+            memo[key] = _decide(model, j, decided, neighbours[j], sizes[j])
+        cuts, pool = memo[key]
+        pools[j].update(pool)
+        return cuts
     for j in range(len(nodes)):
         if j not in decided:
-            decided[j] = _decide(model, j, decided, neighbours[j], sizes[j], pools[j])
+            decided[j] = decide(j)
     best = None
     for _ in range(rounds):
         for j in reversed(range(len(nodes))):
             if j not in model.pinned:
                 old = decided.pop(j)
-                new = _decide(model, j, decided, neighbours[j], sizes[j], pools[j])
+                new = decide(j)
                 better = _local(model, j, new, decided, neighbours[j]) < \
                     _local(model, j, old, decided, neighbours[j]) - 1e-15
                 decided[j] = new if better else old
@@ -174,9 +214,10 @@ def recursive_programming(model: CostModel, rounds: int = 3) -> list[tuple]:
             if j in model.pinned:
                 cands.append([model.pinned[j]])
                 continue
-            pool = pools[j] | set(_extremes(model, j, sizes[j])) | {decided[j]}
+            pool = pools[j] | set(_extremes(model, j, sizes[j])) | {decided[j]} | \
+                _few(model, j)
             cands.append(sorted(c for c in pool if model.fits(j, c)) or [decided[j]])
-        cuts = dynamic_programming(model, cands)
+        cuts = dynamic_programming(model, cands, estimate=True)
         cost = model.evaluate(cuts)["objective"]
         if best is not None and cost >= best[0] - 1e-15:
             break

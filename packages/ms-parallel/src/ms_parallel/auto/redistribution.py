@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from ms_parallel.auto.layout import TensorLayout, common_refinement
 from ms_parallel.auto.topology import Topology
 
-__all__ = ["Step", "Redistribution", "plan_redistribution"]
+__all__ = ["Step", "Redistribution", "plan_redistribution", "estimate_redistribution"]
 
 _MAX_STATES = 50_000
 _MAX_KNOWN = 200_000
-# Plans already made: the searches ask for the same pairs of layouts again and again.
+# Plans (and estimates) already made: the searches ask for the same pairs again and again.
 _known: dict = {}
+_estimates: dict = {}
+_rollouts: dict = {}  # (goal, device matrix, shape, itemsize, topology) -> {state: seconds}
 
 
 @dataclass(frozen=True)
@@ -208,3 +210,90 @@ def _plan(src, dst, shape, itemsize, topo) -> Redistribution:
                           itemsize, topo)
     cost += topo.copy(math.prod(dst.slice_shape(shape)) * itemsize)
     return Redistribution(src, dst, shape, dev, steps + (Step("Slice"),), cost, final=dst)
+
+
+def estimate_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: int = 4,
+                            topology: Topology | None = None) -> float:
+    """Seconds of one good sequence, found greedily (the cheapest next step each time)
+    instead of by A*: an upper bound on ``plan_redistribution(...).cost``, usually equal,
+    and a few steps' work instead of a search. The recursive search ranks its partial cuts
+    with it and prices only its finished strategies exactly.
+
+    >>> from ms_parallel.auto.layout import strategy_layout
+    >>> estimate_redistribution(strategy_layout((4, 1), 4), strategy_layout((4, 1), 4), (8, 8))
+    0.0
+    """
+    shape = tuple(int(n) for n in shape)
+    topo = topology or Topology(device_num=src.device_num)
+    key = (src, dst, shape, itemsize, topo)
+    hit = _estimates.get(key)
+    if hit is None:
+        if len(_estimates) >= _MAX_KNOWN:
+            _estimates.clear()
+        hit = _estimates[key] = _estimate(src.normalized(), dst.normalized(), shape, itemsize,
+                                          topo)
+    return hit
+
+
+def _estimate(src, dst, shape, itemsize, topo) -> float:
+    if src == dst:
+        return 0.0
+    if dst.partial:
+        raise ValueError(f"redistribution: the target layout {dst} cannot be partial")
+    dev = common_refinement(src.dev_matrix, dst.dev_matrix)
+    extra = 0.0
+    if dev is None:
+        dev, goal = src.dev_matrix, (tuple(() for _ in shape), frozenset())
+        extra = topo.copy(math.prod(dst.slice_shape(shape)) * itemsize)
+        state = (src.tensor_map, src.partial)
+    else:
+        a, b = src.on(dev), dst.on(dev)
+        state, goal = (a.tensor_map, a.partial), (b.tensor_map, b.partial)
+    if len(_rollouts) >= _MAX_KNOWN:
+        _rollouts.clear()
+    rollouts = _rollouts.setdefault((goal, dev, shape, itemsize, topo), {})
+    cost = 0.0
+    for _ in range(4 * len(dev) + 4):
+        if state == goal:
+            return cost + extra
+        # The pilot method: each next step is judged by its cost plus a greedy rollout's.
+        best = None
+        for c, nxt in _priced_moves(state, goal, dev, shape, itemsize, topo):
+            total = c + _rollout(nxt, goal, dev, shape, itemsize, topo, rollouts)
+            if best is None or total < best[0]:
+                best = (total, c, nxt)
+        if best is None or best[0] == math.inf:
+            break
+        cost += best[1]
+        state = best[2]
+    return plan_redistribution(src, dst, shape, itemsize, topo).cost
+
+
+def _priced_moves(state, goal, dev, shape, itemsize, topo):
+    local = _local_bytes(state, dev, shape, itemsize)
+    return [(step_cost(step, state, dev, shape, itemsize, topo, local), nxt)
+            for step, nxt in _moves(state, goal, dev, shape)]
+
+
+def _rollout(state, goal, dev, shape, itemsize, topo, known) -> float:
+    """Seconds from ``state`` to ``goal`` taking the cheapest step each time (inf if stuck)."""
+    path, cost = [], 0.0
+    for _ in range(4 * len(dev) + 4):
+        if state in known:
+            cost += known[state]
+            break
+        if state == goal:
+            break
+        moves = _priced_moves(state, goal, dev, shape, itemsize, topo)
+        if not moves:
+            cost = math.inf
+            break
+        c, nxt = min(moves, key=lambda m: m[0])
+        path.append((state, cost))
+        cost += c
+        state = nxt
+    else:
+        cost = math.inf
+    for s, before in path:
+        known[s] = cost - before
+    return cost
