@@ -11,6 +11,7 @@ from ms_lite.format import save
 from ms_lite.ir import Graph, Node, Value
 from ms_lite.quant.full import full_quant
 from ms_lite.runtime.executor import Executor
+from ms_lite.runtime.plan import Plan
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,10 @@ def test_runtime_runs_with_ms_tensor_and_ms_ops_only(tmp_path):
     q = full_quant(optimize(_model())[0], report, cfg)
     save(q, tmp_path / "int8.ms")
     assert {"QuantConv2D", "QuantFullConnection", "Mish"} <= {n.op for n in q.nodes}
-    np.savez(tmp_path / "io.npz", x=x, fp32=Executor(g).run([x])[0],
-             int8=Executor(q).run([x])[0])
+    # the same plan in this process (the executor's reference path agrees to rounding)
+    fp32, int8 = (Plan(Executor(m), 2).run([x])[0] for m in (g, q))
+    np.testing.assert_allclose(fp32, Executor(g).run([x])[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(int8, Executor(q).run([x])[0])
+    np.savez(tmp_path / "io.npz", x=x, fp32=fp32, int8=int8)
     out = run_alone(tmp_path, ["ms-lite", "ms-plugin-example"], _CODE)
     assert out.startswith("ok") and "ms_plugin_example" in out

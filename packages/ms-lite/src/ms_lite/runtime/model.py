@@ -8,6 +8,7 @@ import os
 from ms_lite.format import load
 from ms_lite.runtime.context import Context
 from ms_lite.runtime.executor import Executor
+from ms_lite.runtime.plan import Plan
 from ms_lite.runtime.shapes import resized
 from ms_lite.runtime.tensor import Tensor
 
@@ -41,6 +42,7 @@ class Model:
     def __init__(self):
         self._graph = None
         self._exec = None
+        self._run = None
         self._inputs: list[Tensor] = []
         self._outputs: list[Tensor] = []
         self.context = None
@@ -64,6 +66,7 @@ class Model:
         graph = self._graph if shapes == [v.shape for v in self._graph.inputs] \
             else resized(self._graph, shapes)
         self._exec = Executor(graph, shapes)
+        self._run = Plan(self._exec, self.context.cpu.thread_num)
         self._inputs = [Tensor(v.name, s.shape, s.dtype.np)
                         for v, s in zip(graph.inputs, self._exec.input_specs)]
         self._outputs = [Tensor(v.name, s.shape, s.dtype.np)
@@ -98,7 +101,7 @@ class Model:
                              f"{len(inputs)}")
         arrays = []
         for t, mine in zip(inputs, self._inputs):
-            if tuple(t.shape) != tuple(mine.shape) or t.dtype != mine.dtype:
+            if t._shape != mine._shape or t._dtype != mine._dtype:
                 raise ValueError(f"Model.predict: input {t.name!r} is {t.shape} "
                                  f"{t.dtype.value}, the model is planned for {mine.shape} "
                                  f"{mine.dtype.value} (call resize first)")
@@ -106,9 +109,8 @@ class Model:
                 raise ValueError(f"Model.predict: input {t.name!r} holds no data "
                                  "(set_data_from_numpy)")
             arrays.append(t._array)
-        results = self._exec.run(arrays, threads=self.context.cpu.thread_num)
-        for t, r in zip(self._outputs, results):
-            t._set(r.copy())
+        for t, r in zip(self._outputs, self._run.run(arrays)):
+            t._set(r)
         if outputs is not None:
             for t, r in zip(outputs, self._outputs):
                 t._set(r._array)

@@ -1,0 +1,207 @@
+# cython: language_level=3
+"""float32 loops of the runtime's execution plan (``ms_lite.runtime.plan``): the column
+matrix of a convolution, pooling with the activation fused, bias + activation in place,
+and the (Cout, N, P) -> (N, Cout, P) unpacking of a batched convolution's product.
+
+The matrix products themselves are BLAS's (numpy's ``matmul`` into a planned buffer);
+these loops are the memory-bound rest, where numpy would need several passes and
+temporary arrays. ``threads`` > 1 splits the outer loop with OpenMP.
+
+Activations: 0 none, 1 ReLU, 2 ReLU6 (MindSpore Lite's ``activation_type``).
+"""
+
+from cython.parallel cimport prange
+from libc.string cimport memcpy, memset
+
+
+cdef inline float _act(float v, int act) noexcept nogil:
+    if act == 1:
+        return v if v > 0 else 0
+    if act == 2:
+        return 0 if v < 0 else (6 if v > 6 else v)
+    return v
+
+
+cdef inline Py_ssize_t _ceil_div(Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    return -((-a) // b) if a < 0 else (a + b - 1) // b
+
+
+cdef void _col_row(const float* x, float* dst, Py_ssize_t H, Py_ssize_t W, int i, int j,
+                   int sh, int sw, int dh, int dw, int pt, int pl, Py_ssize_t oh,
+                   Py_ssize_t ow) noexcept nogil:
+    """One row of the column matrix: tap (i, j) of one channel of one image."""
+    cdef Py_ssize_t oy, ox, y, off = j * dw - pl
+    # output columns whose input column ox*sw + off lies in [0, W)
+    cdef Py_ssize_t lo = 0 if off >= 0 else _ceil_div(-off, sw)
+    cdef Py_ssize_t hi = (W - 1 - off) // sw + 1 if W - 1 - off >= 0 else 0
+    if hi > ow:
+        hi = ow
+    if lo > hi:
+        lo = hi
+    for oy in range(oh):
+        y = oy * sh - pt + i * dh
+        if y < 0 or y >= H:
+            memset(dst + oy * ow, 0, ow * sizeof(float))
+            continue
+        if lo > 0:
+            memset(dst + oy * ow, 0, lo * sizeof(float))
+        if sw == 1:  # a loop, not memcpy: rows are short (a call per 28 floats costs)
+            for ox in range(lo, hi):
+                dst[oy * ow + ox] = x[y * W + ox + off]
+        else:
+            for ox in range(lo, hi):
+                dst[oy * ow + ox] = x[y * W + ox * sw + off]
+        if hi < ow:
+            memset(dst + oy * ow + hi, 0, (ow - hi) * sizeof(float))
+
+
+def im2col(const float[:, :, :, ::1] x, float[:, ::1] cols, int kh, int kw, int sh, int sw,
+           int dh, int dw, int pt, int pl, int oh, int ow, int threads=1):
+    """Rows ``0 .. C*kh*kw - 1`` of ``cols`` (``(>= C*kh*kw, N*oh*ow)``) become the columns
+    of the images ``x`` (NCHW, zero padding): row ``(c*kh + i)*kw + j``, image ``n`` at
+    columns ``n*oh*ow ..``. Rows past ``C*kh*kw`` are left alone (a row of ones there
+    adds the bias in the product)."""
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t P = oh * ow, ld = cols.shape[1], taps = kh * kw, rows = N * C * taps
+    cdef Py_ssize_t r, n, c, t
+    if cols.shape[0] < C * taps or ld != N * P:
+        raise ValueError(f"im2col: cols {cols.shape[0]}x{ld} cannot hold {C * taps}x{N * P}")
+    cdef const float* xp = &x[0, 0, 0, 0]
+    cdef float* cp = &cols[0, 0]
+    cdef int nt = threads if threads > 1 and rows * P >= 65536 else 1
+    with nogil:
+        for r in prange(rows, schedule="static", num_threads=nt):
+            n = r // (C * taps)
+            c = (r // taps) % C
+            t = r % taps
+            _col_row(xp + (n * C + c) * H * W, cp + (c * taps + t) * ld + n * P, H, W,
+                     t // kw, t % kw, sh, sw, dh, dw, pt, pl, oh, ow)
+
+
+def im2col_wide(const float[:, :, :, ::1] x, float[:, ::1] cols, int kh, int kw, int dh,
+                int dw, int oh, int threads=1):
+    """The column matrix of an unpadded stride-1 convolution of one image computed on the
+    full input width: row ``(c*kh + i)*kw + j`` is the contiguous run of ``oh*W`` values
+    from ``x[0, c, i*dh, j*dw]`` (one copy per row, however narrow the image). Output
+    columns ``ox >= ow`` of the product are then meaningless (they wrap into the next
+    row) and the reader skips them; the few values past the plane's end are zeros."""
+    cdef Py_ssize_t C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t taps = kh * kw, L = oh * W, r, c, t, start, n
+    if x.shape[0] != 1 or cols.shape[0] < C * taps or cols.shape[1] != L:
+        raise ValueError(f"im2col_wide: cols {cols.shape[0]}x{cols.shape[1]} cannot hold "
+                         f"{C * taps}x{L} for x of shape {x.shape}")
+    cdef const float* xp = &x[0, 0, 0, 0]
+    cdef float* cp = &cols[0, 0]
+    cdef int nt = threads if threads > 1 and C * taps * L >= 65536 else 1
+    with nogil:
+        for r in prange(C * taps, schedule="static", num_threads=nt):
+            c = r // taps
+            t = r % taps
+            start = (t // kw) * dh * W + (t % kw) * dw
+            n = H * W - start
+            if n > L:
+                n = L
+            memcpy(cp + r * L, xp + c * H * W + start, n * sizeof(float))
+            if n < L:
+                memset(cp + r * L + n, 0, (L - n) * sizeof(float))
+
+
+cdef void _pool_plane(const float* x, float* o, Py_ssize_t H, Py_ssize_t W, int kh, int kw,
+                      int sh, int sw, Py_ssize_t oh, Py_ssize_t ow, bint avg,
+                      int act) noexcept nogil:
+    cdef Py_ssize_t oy, ox, i, j
+    cdef const float* row
+    cdef float m, inv = 1.0 / (kh * kw)
+    for oy in range(oh):
+        for ox in range(ow):
+            row = x + oy * sh * W + ox * sw
+            if avg:
+                m = 0
+                for i in range(kh):
+                    for j in range(kw):
+                        m = m + row[i * W + j]
+                m = m * inv
+            else:
+                m = row[0]
+                for i in range(kh):
+                    for j in range(kw):
+                        if row[i * W + j] > m or row[i * W + j] != row[i * W + j]:
+                            m = row[i * W + j]
+            o[oy * ow + ox] = _act(m, act)
+
+
+cdef void _max2x2(const float* x, float* o, Py_ssize_t W, Py_ssize_t oh, Py_ssize_t ow,
+                  int act) noexcept nogil:
+    """The common 2x2 stride-2 max pool (LeNet's), in a form the compiler vectorizes."""
+    cdef Py_ssize_t oy, ox
+    cdef const float* r0
+    cdef const float* r1
+    cdef float a, b
+    for oy in range(oh):
+        r0 = x + 2 * oy * W
+        r1 = r0 + W
+        for ox in range(ow):
+            a = r0[2 * ox] if r0[2 * ox] >= r0[2 * ox + 1] else r0[2 * ox + 1]
+            b = r1[2 * ox] if r1[2 * ox] >= r1[2 * ox + 1] else r1[2 * ox + 1]
+            a = a if a >= b else b
+            o[oy * ow + ox] = _act(a, act)
+
+
+def pool(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
+         bint avg, int act, int threads=1):
+    """Unpadded ("VALID") max or average pooling of planes ``x`` (P, H, W) into ``out``
+    (P, oh, ow), the activation applied to each result (max and both activations are
+    monotone, so pooling first and activating the 4x smaller result is the same as
+    MindSpore Lite's conv-activation-pool order)."""
+    cdef Py_ssize_t P = x.shape[0], H = x.shape[1], W = x.shape[2]
+    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2], p
+    if out.shape[0] != P or (oh - 1) * sh + kh > H or (ow - 1) * sw + kw > W:
+        raise ValueError(f"pool: windows of {out.shape} do not fit in {x.shape}")
+    cdef const float* xp = &x[0, 0, 0]
+    cdef float* op = &out[0, 0, 0]
+    cdef bint two = kh == 2 and kw == 2 and sh == 2 and sw == 2 and not avg
+    cdef int nt = threads if threads > 1 and P * H * W >= 65536 else 1
+    with nogil:
+        for p in prange(P, schedule="static", num_threads=nt):
+            if two:
+                _max2x2(xp + p * H * W, op + p * oh * ow, W, oh, ow, act)
+            else:
+                _pool_plane(xp + p * H * W, op + p * oh * ow, H, W, kh, kw, sh, sw, oh, ow,
+                            avg, act)
+
+
+def bias_act(float[:, ::1] out, const float[::1] bias, int act):
+    """``out = act(out + bias)`` in place, ``bias`` (or None) one value per column."""
+    cdef Py_ssize_t M = out.shape[0], N = out.shape[1], m, n
+    cdef float* op = &out[0, 0]
+    if bias is not None and bias.shape[0] != N:
+        raise ValueError(f"bias_act: bias of {bias.shape[0]} for {N} columns")
+    cdef const float* bp = NULL if bias is None else &bias[0]
+    with nogil:
+        for m in range(M):
+            if bp != NULL:
+                for n in range(N):
+                    op[m * N + n] = _act(op[m * N + n] + bp[n], act)
+            elif act:
+                for n in range(N):
+                    op[m * N + n] = _act(op[m * N + n], act)
+
+
+def unpack_act(const float[:, :, ::1] src, float[:, :, ::1] dst, int act):
+    """``dst[n, c] = act(src[c, n])``: a batched convolution's product ``(Cout, N, P)``
+    as NCHW ``(N, Cout, P)``."""
+    cdef Py_ssize_t C = src.shape[0], N = src.shape[1], P = src.shape[2], c, n, k
+    if dst.shape[0] != N or dst.shape[1] != C or dst.shape[2] != P:
+        raise ValueError(f"unpack_act: {src.shape} cannot be unpacked into {dst.shape}")
+    cdef const float* s
+    cdef float* d
+    with nogil:
+        for c in range(C):
+            for n in range(N):
+                s = &src[c, n, 0]
+                d = &dst[n, c, 0]
+                if act:
+                    for k in range(P):
+                        d[k] = _act(s[k], act)
+                else:
+                    memcpy(d, s, P * sizeof(float))

@@ -1,0 +1,199 @@
+"""The execution plan's own float32 kernels: convolution as column matrix x packed
+weights, pooling with a moved activation, Dense with its weight transposed once.
+
+``fast_builder(step, ...)`` returns, for a step these kernels cover, a function that
+takes the plan's buffers (name -> array) and returns the step's calls; None for any
+other step (the plan runs the registry's kernel). Weights are packed when the builder
+runs, once per build.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from ms_tensor import registry as _registry
+
+try:
+    from ms_lite.kernels import _f32
+except ImportError:  # a source checkout without the built extension: registry kernels
+    _f32 = None
+
+__all__ = ["VIEW_OPS", "fast_builder", "conv_pool_pairs"]
+
+VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "ExpandDims"})
+_ACT = {"NO_ACTIVATION": 0, "RELU": 1, "RELU6": 2}
+_CONV = ("Conv2DFusion", "Conv2D")
+_POOL = ("MaxPool", "AvgPool")
+_F32 = np.dtype(np.float32)
+
+
+def _is_f32(spec) -> bool:
+    return spec is not None and spec.dtype.np == _F32
+
+
+def _conv_geometry(ex, s):
+    """The registry's geometry of a float32, group-1 NCHW convolution with constant
+    weights, or None."""
+    x, w = s.node.inputs[:2]
+    bias = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
+    if not (_is_f32(ex.specs[x]) and w in ex.constants and ex.constants[w].dtype == _F32
+            and (not bias or (bias in ex.constants and ex.constants[bias].dtype == _F32))):
+        return None
+    if _ACT.get(s.node.attrs.get("activation_type", "NO_ACTIVATION")) is None:
+        return None
+    from ms_ops.defs.nn_conv import conv_geometry
+
+    conv = _registry.load().primitive("Conv2D")
+    attrs = conv.complete_attrs({k: s.node.attrs[k] for k in conv.attr_names
+                                 if k in s.node.attrs})
+    g = conv_geometry(ex.specs[x].shape, ex.constants[w].shape, **attrs)
+    return g if g.group == 1 else None
+
+
+def _pool_window(ex, s):
+    """kernel and stride of an unpadded float32 NCHW pool, or None."""
+    from ms_ops.defs._pooling import _mode_window
+
+    x = ex.specs[s.node.inputs[0]]
+    if not _is_f32(x) or len(x.shape) != 4:
+        return None
+    attrs = _registry.load().primitive(s.node.op).complete_attrs(dict(s.node.attrs))
+    if str(attrs.get("pad_mode", "")).upper() != "VALID":
+        return None
+    try:
+        return _mode_window(x.shape, **attrs)
+    except (TypeError, ValueError):
+        return None
+
+
+def conv_pool_pairs(steps, ex, consumers, outputs) -> dict:
+    """``{node name: partner step}`` for each convolution whose output only a max pool
+    reads, both runnable here, and for that pool: the convolution's calls then end with
+    the pool, which applies the convolution's activation (max commutes with ReLU and
+    ReLU6, and the pooled tensor is a quarter of the size)."""
+    if _f32 is None:
+        return {}
+    by_input = {s.node.inputs[0]: s for s in steps if s.node.op == "MaxPool"}
+    pairs = {}
+    for s in steps:
+        out = s.node.outputs[0]
+        if s.node.op not in _CONV or out in outputs or consumers.get(out) != 1:
+            continue
+        pool = by_input.get(out)
+        if pool is not None and _eligible(_conv_geometry, ex, s) \
+                and _eligible(_pool_window, ex, pool):
+            pairs[s.node.name], pairs[pool.node.name] = pool, s
+    return pairs
+
+
+def _eligible(check, ex, s) -> bool:
+    try:
+        return check(ex, s) is not None
+    except (TypeError, ValueError, KeyError):
+        return False
+
+
+def fast_builder(s, ex, pairs: dict, threads: int):
+    """The builder of ``s``'s calls, or None where the registry's kernel runs it."""
+    if _f32 is None:
+        return None
+    try:
+        if s.node.op in _CONV:
+            g = _conv_geometry(ex, s)
+            return None if g is None else partial(_build_conv, s, ex, g, pairs.get(
+                s.node.name), threads)
+        if s.node.op in _POOL:
+            if s.node.name in pairs:  # its convolution's calls run it
+                return lambda arrays: []
+            win = _pool_window(ex, s)
+            return None if win is None else partial(_build_pool, s, win, 0, threads)
+        if s.node.op == "FullConnection" and _dense_ok(ex, s):
+            return partial(_build_dense, s, ex)
+    except (TypeError, ValueError, KeyError):
+        return None  # the executor accepted the node: its registry kernel runs it
+    return None
+
+
+def _build_conv(s, ex, g, pool, threads, arrays):
+    x, w = arrays[s.node.inputs[0]], ex.constants[s.node.inputs[1]]
+    bias = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
+    act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
+    n, co, width = x.shape[0], w.shape[0], x.shape[3]
+    k = w[0].size
+    wide = pool is not None and n == 1 and g.sh == g.sw == 1 and not any(
+        (g.pt, g.pb, g.pl, g.pr))
+    p = g.oh * (width if wide else g.ow)
+    wm = np.empty((co, k + bool(bias)), np.float32)
+    wm[:, :k] = w.reshape(co, k)
+    cols = np.empty((k + bool(bias), n * p), np.float32)
+    if bias:
+        wm[:, k] = ex.constants[bias]
+        cols[k] = 1.0  # the bias row: never written by im2col
+    if pool is None:
+        return _conv_calls(x, wm, cols, arrays[s.node.outputs[0]], g, act, threads)
+    win = _pool_window(ex, pool)
+    pooled = arrays[pool.node.outputs[0]]
+    pool_args = (win.kh, win.kw, win.sh, win.sw, False, act, threads)
+    if not wide:
+        out = arrays[s.node.outputs[0]]
+        return _conv_calls(x, wm, cols, out, g, 0, threads) + [partial(
+            _f32.pool, out.reshape(n * co, g.oh, g.ow),
+            pooled.reshape(n * co, *pooled.shape[2:]), *pool_args)]
+    prod = np.empty((co, p), np.float32)
+    return [partial(_f32.im2col_wide, x, cols, g.kh, g.kw, g.dh, g.dw, g.oh, threads),
+            partial(np.dot, wm, cols, out=prod),
+            partial(_f32.pool, prod.reshape(co, g.oh, width),
+                    pooled.reshape(co, *pooled.shape[2:]), *pool_args)]
+
+
+def _conv_calls(x, wm, cols, out, g, act, threads) -> list:
+    n, co = out.shape[:2]
+    p = g.oh * g.ow
+    calls = [partial(_f32.im2col, x, cols, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl,
+                     g.oh, g.ow, threads)]
+    if n == 1:
+        flat = out.reshape(co, p)
+        calls.append(partial(np.dot, wm, cols, out=flat))
+        if act:
+            calls.append(partial(_f32.bias_act, flat, None, act))
+    else:
+        prod = np.empty((co, n * p), np.float32)
+        calls.append(partial(np.dot, wm, cols, out=prod))
+        calls.append(partial(_f32.unpack_act, prod.reshape(co, n, p), out.reshape(n, co, p),
+                             act))
+    return calls
+
+
+def _build_pool(s, win, act, threads, arrays):
+    x, out = arrays[s.node.inputs[0]], arrays[s.node.outputs[0]]
+    n, c = x.shape[:2]
+    return [partial(_f32.pool, x.reshape(n * c, *x.shape[2:]),
+                    out.reshape(n * c, *out.shape[2:]), win.kh, win.kw, win.sh, win.sw,
+                    s.node.op == "AvgPool", act, threads)]
+
+
+def _dense_ok(ex, s) -> bool:
+    x, w = s.node.inputs[:2]
+    b = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
+    return (_is_f32(ex.specs[x]) and w in ex.constants and ex.constants[w].dtype == _F32
+            and ex.constants[w].ndim == 2
+            and (not b or (b in ex.constants and ex.constants[b].dtype == _F32))
+            and s.node.attrs.get("activation_type", "NO_ACTIVATION") in _ACT)
+
+
+def _build_dense(s, ex, arrays):
+    x, w = arrays[s.node.inputs[0]], ex.constants[s.node.inputs[1]]
+    b = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
+    out = arrays[s.node.outputs[0]]
+    flat = out.reshape(-1, w.shape[0])
+    if flat.shape[0] == 1:  # one row: BLAS's matrix-vector product (gemv)
+        calls = [partial(np.dot, w, x.reshape(-1), out=flat.reshape(-1))]
+    else:
+        calls = [partial(np.dot, x.reshape(-1, w.shape[1]), np.ascontiguousarray(w.T),
+                         out=flat)]
+    act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
+    if b or act:
+        calls.append(partial(_f32.bias_act, flat, ex.constants[b] if b else None, act))
+    return calls

@@ -1,0 +1,162 @@
+"""The execution plan (``ms_lite.runtime.plan``) and its float32 kernels: each kernel
+against numpy, each plan against the executor's registry kernels on the same graph."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ms_lite.ir import Graph, Node, Value
+from ms_lite.runtime.executor import Executor
+from ms_lite.runtime.plan import Plan
+
+_f32 = pytest.importorskip("ms_lite.kernels._f32")
+
+
+def _cols_reference(x, kh, kw, sh, sw, dh, dw, pads, oh, ow):
+    pt, pb, pl, pr = pads
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    n, c = x.shape[:2]
+    rows = [xp[:, ci, i * dh: i * dh + (oh - 1) * sh + 1: sh,
+               j * dw: j * dw + (ow - 1) * sw + 1: sw].reshape(-1)
+            for ci in range(c) for i in range(kh) for j in range(kw)]
+    return np.stack(rows)  # (C*kh*kw, N*oh*ow): images side by side
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 2), c=st.integers(1, 3), h=st.integers(3, 9), w=st.integers(3, 9),
+       k=st.integers(1, 3), s=st.integers(1, 2), d=st.integers(1, 2),
+       pads=st.tuples(*[st.integers(0, 2)] * 4), threads=st.sampled_from([1, 2]))
+def test_im2col_matches_numpy(n, c, h, w, k, s, d, pads, threads):
+    pt, pb, pl, pr = pads
+    ek = (k - 1) * d + 1
+    oh, ow = (h + pt + pb - ek) // s + 1, (w + pl + pr - ek) // s + 1
+    if oh < 1 or ow < 1:
+        return
+    x = np.random.default_rng(0).standard_normal((n, c, h, w)).astype(np.float32)
+    cols = np.full((c * k * k + 1, n * oh * ow), 7, np.float32)
+    _f32.im2col(x, cols, k, k, s, s, d, d, pt, pl, oh, ow, threads)
+    np.testing.assert_array_equal(cols[:-1], _cols_reference(x, k, k, s, s, d, d, pads, oh,
+                                                             ow))
+    assert (cols[-1] == 7).all()  # the row past the columns (the bias row) is left alone
+
+
+def test_im2col_wide_rows_are_the_valid_columns_on_the_full_width():
+    x = np.random.default_rng(1).standard_normal((1, 2, 7, 6)).astype(np.float32)
+    k, d = 3, 1
+    oh, ow = 7 - 2, 6 - 2
+    cols = np.empty((2 * 9, oh * 6), np.float32)
+    _f32.im2col_wide(x, cols, k, k, d, d, oh)
+    want = _cols_reference(x, k, k, 1, 1, d, d, (0,) * 4, oh, ow)
+    np.testing.assert_array_equal(cols.reshape(18, oh, 6)[:, :, :ow].reshape(18, -1), want)
+    assert (cols.reshape(18, oh, 6)[-1, -1, 6 - 2:] == 0).all()  # past the plane: zeros
+    with pytest.raises(ValueError, match="im2col_wide"):
+        _f32.im2col_wide(x, cols[:, 1:].copy(), k, k, d, d, oh)
+
+
+@pytest.mark.parametrize("avg", [False, True])
+@pytest.mark.parametrize("act", [0, 1, 2])
+@pytest.mark.parametrize("window", [(2, 2, 2, 2), (3, 2, 1, 2), (3, 3, 2, 2)])
+def test_pool_matches_numpy(avg, act, window):
+    kh, kw, sh, sw = window
+    x = (np.random.default_rng(2).standard_normal((3, 9, 8)) * 5).astype(np.float32)
+    oh, ow = (9 - kh) // sh + 1, (8 - kw) // sw + 1
+    out = np.empty((3, oh, ow), np.float32)
+    _f32.pool(x, out, kh, kw, sh, sw, avg, act)
+    win = np.stack([x[:, i:i + (oh - 1) * sh + 1:sh, j:j + (ow - 1) * sw + 1:sw]
+                    for i in range(kh) for j in range(kw)])
+    want = win.mean(0) if avg else win.max(0)
+    want = {0: want, 1: np.maximum(want, 0), 2: np.clip(want, 0, 6)}[act]
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="pool"):
+        _f32.pool(x, np.empty((3, oh + 5, ow), np.float32), kh, kw, sh, sw, avg, act)
+
+
+def test_bias_act_and_unpack_act():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 5)).astype(np.float32) * 8
+    b = rng.standard_normal(5).astype(np.float32)
+    out = a.copy()
+    _f32.bias_act(out, b, 2)
+    np.testing.assert_array_equal(out, np.clip(a + b, 0, 6))
+    out = a.copy()
+    _f32.bias_act(out, None, 1)
+    np.testing.assert_array_equal(out, np.maximum(a, 0))
+    with pytest.raises(ValueError, match="bias_act"):
+        _f32.bias_act(out, b[:3].copy(), 1)
+    src = rng.standard_normal((3, 2, 4)).astype(np.float32)
+    dst = np.empty((2, 3, 4), np.float32)
+    _f32.unpack_act(src, dst, 1)
+    np.testing.assert_array_equal(dst, np.maximum(src.transpose(1, 0, 2), 0))
+
+
+def _cnn(batch, conv_attrs, act="RELU", pool="MaxPool", bias=True, out_is_view=False):
+    rng = np.random.default_rng(4)
+    conv = {"out_channel": 4, "kernel_size": (3, 3), "mode": 1, "pad_mode": "valid",
+            "pad": (0, 0, 0, 0), "stride": (1, 1), "dilation": (1, 1), "group": 1,
+            "activation_type": act, **conv_attrs}
+    consts = {"w": rng.standard_normal((4, 2, 3, 3)).astype(np.float32),
+              "b": rng.standard_normal(4).astype(np.float32)}
+    nodes = [Node("Conv2DFusion", ["x", "w", "b" if bias else ""], ["c"], conv, "conv"),
+             Node(pool, ["c"], ["p"], {"kernel_size": (2, 2), "strides": (2, 2),
+                                       "pad_mode": "VALID"}, "pool")]
+    x = Value("x", (batch, 2, 11, 10), "float32")
+    shape = Executor(Graph([x], [Value("p", (), "float32")], nodes, consts, "t")).specs["p"]
+    flat = int(np.prod(shape.shape[1:]))
+    consts.update(fw=rng.standard_normal((3, flat)).astype(np.float32),
+                  fb=rng.standard_normal(3).astype(np.float32))
+    nodes += [Node("Reshape", ["p"], ["r"], {"input_shape": (batch, flat)}, "flat"),
+              Node("FullConnection", ["r", "fw", "fb"], ["y"],
+                   {"activation_type": "RELU6"}, "fc")]
+    outs = [Value("y", (batch, 3), "float32")]
+    if out_is_view:
+        nodes.append(Node("Reshape", ["y"], ["z"], {"input_shape": (batch * 3,)}, "out"))
+        outs.append(Value("z", (batch * 3,), "float32"))
+    return Graph([x], outs, nodes, consts, "cnn")
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+@pytest.mark.parametrize("conv_attrs", [{}, {"stride": (2, 1)}, {"dilation": (2, 1)},
+                                        {"pad_mode": "pad", "pad": (1, 0, 2, 1)},
+                                        {"pad_mode": "same"}])
+@pytest.mark.parametrize("act,pool", [("RELU", "MaxPool"), ("RELU6", "MaxPool"),
+                                      ("RELU", "AvgPool"), ("NO_ACTIVATION", "MaxPool")])
+def test_plan_equals_the_executor(batch, conv_attrs, act, pool):
+    g = _cnn(batch, conv_attrs, act, pool)
+    x = (np.random.default_rng(5).standard_normal((batch, 2, 11, 10)) * 3).astype(np.float32)
+    ex = Executor(g)
+    plan = Plan(ex, threads=2)
+    assert plan.fast_steps == 3  # conv, pool and the Dense; the Reshape is a view
+    np.testing.assert_allclose(plan.run([x])[0], ex.run([x])[0], rtol=1e-5, atol=1e-5)
+    assert ("conv" in plan.pairs) == (pool == "MaxPool")
+
+
+def test_plan_outputs_are_copies_and_views_share_buffers():
+    g = _cnn(1, {}, out_is_view=True)
+    ex = Executor(g)
+    plan = Plan(ex)
+    x = np.ones((1, 2, 11, 10), np.float32)
+    y, z = plan.run([x])
+    np.testing.assert_array_equal(z, y.reshape(-1))
+    np.testing.assert_allclose(y, ex.run([x])[0], rtol=1e-5, atol=1e-5)
+    y2, _ = plan.run([-x])
+    assert not np.array_equal(y, y2)  # the first result was a copy
+    # shape-only steps are views: no call runs for them
+    assert len(plan.calls) == 3 + 2  # im2col, product, pool; Dense product, bias+act
+
+
+def test_unfused_operators_run_their_registry_kernels():
+    rng = np.random.default_rng(6)
+    g = Graph([Value("x", (2, 5), "float32"), Value("m", (2, 5), "int32")],
+              [Value("y", (2, 5), "float32"), Value("s", (2, 5), "float32")],
+              [Node("Sigmoid", ["x"], ["a"], {}, "sig"),
+               Node("Add", ["a", "m"], ["y"], {}, "add"),  # int32 input: cast per call
+               Node("Mul", ["y", "k"], ["s"], {}, "mul")],
+              {"k": rng.standard_normal((1, 5)).astype(np.float32)}, "misc")
+    ex = Executor(g)
+    plan = Plan(ex)
+    assert plan.fast_steps == 0
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    m = rng.integers(-3, 3, (2, 5)).astype(np.int32)
+    for got, want in zip(plan.run([x, m]), ex.run([x, m])):
+        np.testing.assert_array_equal(got, want)
