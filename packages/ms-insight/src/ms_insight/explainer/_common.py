@@ -8,18 +8,29 @@ import numpy as np
 from ms_tensor import Tensor
 
 __all__ = ["Attribution", "as_inputs", "as_targets", "abs_max", "resize_bilinear",
-           "forward_probs", "to_tensor", "require_pynative"]
+           "forward_probs", "to_tensor", "in_mode"]
 
 
-def require_pynative(who: str) -> None:
-    """Hooks on cells (a replaced ReLU gradient, a captured activation) act only when the
-    network runs op by op; a compiled graph would ignore them and give a plain gradient."""
+def in_mode(explainer, key: str, fn):
+    """``fn`` as the explainer's own compiled function in GRAPH_MODE (else ``fn`` itself).
+
+    The explainers that hook cells (a ReLU with another gradient, a layer's activation
+    captured or probed) call the network through this: the hooks are registered whenever
+    this function runs, so its graphs always hold them, while the network's own compiled
+    graphs (compiled without the hooks, as the user runs it) are neither used nor changed.
+    The gradient comes from ms-graph's compiled backward of that graph, with the hooks'
+    gradient rules captured in it: the same maps as PyNative (tests/xai/test_graph_mode.py).
+    """
     from ms_tensor.context import GRAPH_MODE, get_context
 
-    if get_context("mode") == GRAPH_MODE:
-        raise RuntimeError(f"{who} hooks cells of the network and needs PYNATIVE_MODE, as in "
-                           "MindSpore XAI; call set_context(mode=PYNATIVE_MODE) before "
-                           "explaining (Gradient, Occlusion and RISE also run in GRAPH_MODE)")
+    if get_context("mode") != GRAPH_MODE:
+        return fn
+    compiled = explainer.__dict__.setdefault("_compiled", {})
+    if key not in compiled:
+        from ms_graph.jit import JitFunction
+
+        compiled[key] = JitFunction(fn, "trace")
+    return compiled[key]
 
 
 def as_inputs(inputs, who: str) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 
 import ms_autodiff as ad
 from ms_autodiff import call_with_bprop
-from ms_insight.explainer._common import Attribution, abs_max, require_pynative, to_tensor
+from ms_insight.explainer._common import Attribution, abs_max, in_mode, to_tensor
 from ms_ops import functional as F
 
 __all__ = ["Gradient", "Deconvolution", "GuidedBackprop", "input_gradient"]
@@ -72,8 +72,6 @@ class _ModifiedReLU(Gradient):
     def _gradient(self, x, t):
         from ms_nn import ReLU
 
-        require_pynative(self.name)
-
         relus = [c for _, c in self._network.cells_and_names() if isinstance(c, ReLU)]
         rule = type(self)._rule
 
@@ -82,10 +80,14 @@ class _ModifiedReLU(Gradient):
 
         handles = [c.register_forward_hook(hook) for c in relus]
         try:
-            return input_gradient(self._network, x, t)
+            return input_gradient(in_mode(self, "hooked", self._hooked), x, t)
         finally:
             for h in handles:
                 h.remove()
+
+
+    def _hooked(self, x):
+        return self._network(x)
 
 
 class Deconvolution(_ModifiedReLU):

@@ -8,7 +8,7 @@ import numpy as np
 import ms_autodiff as ad
 from ms_insight.explainer._common import (
     Attribution,
-    require_pynative,
+    in_mode,
     resize_bilinear,
     to_tensor,
 )
@@ -62,42 +62,51 @@ class GradCAM(Attribution):
         return to_tensor(resize_bilinear(cam, x.shape[2:]))
 
     def _activation_and_gradient(self, x, t):
-        captured = {}
-
-        def capture(cell, inputs, output):
-            captured["act"] = output.asnumpy()
-
         if self._cell is None:
             from ms_insight.explainer.backprop import input_gradient
 
-            return x, input_gradient(self._network, x, t)
-        require_pynative("GradCAM")
+            return x, input_gradient(in_mode(self, "network", self._network), x, t)
+        holder = self._holder = {}  # shared by the hook and the functions below
+
+        def capture(cell, inputs, output):
+            holder["act"] = output
+            probe = holder.get("probe")
+            return None if probe is None else F.add(output, probe)
+
         handle = self._cell.register_forward_hook(capture)
         try:
-            self._network(to_tensor(x))
-        finally:
-            handle.remove()
-        act = captured.get("act")
-        if act is None or act.ndim != 4:
-            shape = None if act is None else act.shape
-            raise ValueError(f"GradCAM: layer {self._layer!r} must output (N, C, h, w) during "
-                             f"the forward pass, got {shape}")
-
-        def add_probe(cell, inputs, output):
-            return F.add(output, probe_holder[0])
-
-        probe_holder = []
-
-        def forward(probe):
-            probe_holder[:] = [probe]
-            return self._network(to_tensor(x))
-
-        handle = self._cell.register_forward_hook(add_probe)
-        try:
-            out, vjp_fn = ad.vjp(forward, to_tensor(np.zeros_like(act)))
+            act = in_mode(self, "activation", self._activation)(to_tensor(x))
+            act = act.asnumpy()
+            if act.ndim != 4:
+                raise ValueError(f"GradCAM: layer {self._layer!r} must output (N, C, h, w) "
+                                 f"during the forward pass, got {act.shape}")
+            probed = in_mode(self, "probed", self._probed)
+            out, vjp_fn = ad.vjp(lambda probe: probed(to_tensor(x), probe),
+                                 to_tensor(np.zeros_like(act)))
             sens = np.zeros(out.shape, np.float32)
             sens[np.arange(len(x)), t] = 1.0
             (grad,) = vjp_fn(to_tensor(sens))
         finally:
             handle.remove()
         return act, grad.asnumpy()
+
+    def _activation(self, x):
+        """The hooked layer's output on ``x``."""
+        holder = self._holder
+        holder.pop("probe", None)
+        holder.pop("act", None)
+        self._network(x)
+        if "act" not in holder:
+            raise ValueError(f"GradCAM: layer {self._layer!r} was not called by the "
+                             "network's forward pass")
+        return holder["act"]
+
+    def _probed(self, x, probe):
+        """The network's output on ``x`` with ``probe`` (zeros) added to the layer's
+        output: its gradient with respect to ``probe`` is the layer's gradient."""
+        holder = self._holder
+        holder["probe"] = probe
+        try:
+            return self._network(x)
+        finally:
+            holder.pop("probe", None)
