@@ -14,6 +14,22 @@ from ms_data.vision.adjust import (
     AdjustSharpness,
 )
 from ms_data.vision.affine import Affine, Perspective, RandomAffine, RandomPerspective, Rotate
+from ms_data.vision.augment import (
+    AutoAugment,
+    RandAugment,
+    RandomSelectSubpolicy,
+    TrivialAugmentWide,
+    UniformAugment,
+)
+from ms_data.vision.bbox import (
+    BoundingBoxAugment,
+    RandomCropWithBBox,
+    RandomHorizontalFlipWithBBox,
+    RandomResizedCropWithBBox,
+    RandomResizeWithBBox,
+    RandomVerticalFlipWithBBox,
+    ResizeWithBBox,
+)
 from ms_data.vision.blur import GaussianBlur
 from ms_data.vision.color import ConvertColor, Decode, Grayscale
 from ms_data.vision.convert import LinearTransformation, NormalizePad, ToNumpy, ToPIL, ToType
@@ -59,23 +75,43 @@ from ms_data.vision.io import (
     write_jpeg,
     write_png,
 )
+from ms_data.vision.mix import CutMixBatch, MixUp, MixUpBatch
 from ms_data.vision.pointwise import HWC2CHW, FusedPointwise, Normalize, Rescale, ToTensor, fuse
+from ms_data.vision.random_color import (
+    RandomAdjustSharpness,
+    RandomAutoContrast,
+    RandomColor,
+    RandomColorAdjust,
+    RandomEqualize,
+    RandomGrayscale,
+    RandomInvert,
+    RandomLighting,
+    RandomPosterize,
+    RandomSharpness,
+    RandomSolarize,
+)
 from ms_data.vision.resize import Resize
 from ms_data.vision.rotation import RandomRotation
 from ms_data.vision.tone import AutoContrast, Equalize, Invert, Posterize, Solarize
 
 __all__ = [
     "AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation",
-    "AdjustSharpness", "Affine", "AutoAugmentPolicy", "AutoContrast", "Border", "CenterCrop",
-    "ConvertColor", "ConvertMode", "Crop", "CutOut", "Decode", "Equalize", "Erase", "FiveCrop",
-    "FusedPointwise", "GaussianBlur", "Grayscale", "HWC2CHW", "HorizontalFlip", "HsvToRgb",
-    "ImageBatchFormat", "ImageReadMode", "Inter", "Invert", "LinearTransformation",
-    "Normalize", "NormalizePad", "Pad", "PadToSize", "Perspective", "Posterize",
-    "RandomAffine", "RandomCrop", "RandomCropDecodeResize", "RandomErasing",
-    "RandomHorizontalFlip", "RandomPerspective", "RandomResize", "RandomResizedCrop",
-    "RandomRotation", "RandomVerticalFlip", "Rescale", "Resize", "ResizedCrop", "RgbToHsv",
-    "Rotate", "SliceMode", "SlicePatches", "Solarize", "TenCrop", "ToNumpy", "ToPIL",
-    "ToTensor", "ToType", "VerticalFlip", "encode_jpeg", "encode_png", "fuse",
+    "AdjustSharpness", "Affine", "AutoAugment", "AutoAugmentPolicy", "AutoContrast", "Border",
+    "BoundingBoxAugment", "CenterCrop", "ConvertColor", "ConvertMode", "Crop", "CutMixBatch",
+    "CutOut", "Decode", "Equalize", "Erase", "FiveCrop", "FusedPointwise", "GaussianBlur",
+    "Grayscale", "HWC2CHW", "HorizontalFlip", "HsvToRgb", "ImageBatchFormat", "ImageReadMode",
+    "Inter", "Invert", "LinearTransformation", "MixUp", "MixUpBatch", "Normalize",
+    "NormalizePad", "Pad", "PadToSize", "Perspective", "Posterize", "RandAugment",
+    "RandomAdjustSharpness", "RandomAffine", "RandomAutoContrast", "RandomColor",
+    "RandomColorAdjust", "RandomCrop", "RandomCropDecodeResize", "RandomCropWithBBox",
+    "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
+    "RandomHorizontalFlipWithBBox", "RandomInvert", "RandomLighting", "RandomPerspective",
+    "RandomPosterize", "RandomResize", "RandomResizeWithBBox", "RandomResizedCrop",
+    "RandomResizedCropWithBBox", "RandomRotation", "RandomSelectSubpolicy", "RandomSharpness",
+    "RandomSolarize", "RandomVerticalFlip", "RandomVerticalFlipWithBBox", "Rescale", "Resize",
+    "ResizeWithBBox", "ResizedCrop", "RgbToHsv", "Rotate", "SliceMode", "SlicePatches",
+    "Solarize", "TenCrop", "ToNumpy", "ToPIL", "ToTensor", "ToType", "TrivialAugmentWide",
+    "UniformAugment", "VerticalFlip", "encode_jpeg", "encode_png", "fuse",
     "get_image_num_channels", "get_image_size", "not_random", "read_file", "read_image",
     "write_file", "write_jpeg", "write_png",
 ]
