@@ -74,8 +74,8 @@ def test_combinations_vander_and_aliases():
     assert ops.InvertPermutation()((3, 4, 0, 2, 1)) == (2, 4, 3, 0, 1)
     with pytest.raises(ValueError, match="InvertPermutation: input must be a permutation"):
         ops.InvertPermutation()((0, 0))
-    splits, values = ops.RaggedRange(int64)(Tensor(np.array([2, 5, 8])), Tensor(np.array([3, 5, 12])),
-                                            Tensor(np.array([1, 1, 1])))
+    starts, limits = Tensor(np.array([2, 5, 8])), Tensor(np.array([3, 5, 12]))
+    splits, values = ops.RaggedRange(int64)(starts, limits, Tensor(np.array([1, 1, 1])))
     assert splits.asnumpy().tolist() == [0, 1, 1, 5]
     assert values.asnumpy().tolist() == [2, 8, 9, 10, 11]
     np.testing.assert_allclose(ops.LogSpace(5, 2)(Tensor(1.0), Tensor(3.0)).asnumpy(),
