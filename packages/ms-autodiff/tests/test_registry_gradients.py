@@ -19,6 +19,10 @@ def test_operator_gradient(entry):
     if op.differentiable:
         assert reg.bprop(op) is not None, \
             f"{op.name} (plugin {entry.plugin!r}) is differentiable but has no gradient rule"
+    if getattr(op, "talks_back", False):
+        pytest.skip(f"{op.name} exchanges its gradient with a peer rank, which one process "
+                    "cannot check alone: ms-parallel's tests check it against finite "
+                    "differences of the whole job's objective on 2 ranks")
     samples = reg.lookup("op_sample", op.name)
     if samples is None:
         pytest.fail(f"{op.name} (plugin {entry.plugin!r}) has no sample inputs: register "

@@ -135,6 +135,12 @@ class Tape:
                             parents = [None] * len(values)
                         parents[i] = e
             i += 1
+        if parents is None and getattr(op, "stateful", False) and \
+                getattr(op, "talks_back", False):
+            # A message (Send/Receive): recorded even when nothing watched flows in, so
+            # that its gradient rule, which exchanges the gradient with the peer rank,
+            # runs in every backward pass, as the peer's runs.
+            parents = [None] * len(values)
         if parents is None or not op.differentiable:
             # Constant for this tape; an in-place update also cuts what it overwrote.
             for o in (out if type(out) is tuple else (out,)):
@@ -183,7 +189,11 @@ class Tape:
                 if len(outs) == 1:  # the common case, without the generic loops
                     d = grads.pop((id(node), 0), None)
                     if d is None:
-                        continue
+                        op = node.op
+                        if not (getattr(op, "stateful", False) and
+                                getattr(op, "talks_back", False)):
+                            continue
+                        d = array_create.ZerosLike(node.outputs)  # the peer waits for it
                     douts = [d]
                 else:
                     douts = [grads.pop((id(node), k), None) for k in range(len(outs))]

@@ -2,10 +2,17 @@
 blocks), Send and Receive.
 
 AlltoAll's gradient is the AlltoAll that moves the blocks back; AlltoAllV's is the
-AlltoAllV with the send and receive counts swapped. Send and Receive are
-point-to-point messages, not functions of a rank's inputs: the tape cannot connect a
-Receive on one rank to the Send on another, so they are registered non-differentiable.
-A pipeline sends its gradients back explicitly (docs/parallel.md shows how).
+AlltoAllV with the send and receive counts swapped.
+
+Send and Receive have MindSpore's gradient rules: Send's is a Receive from the rank it
+sent to (the gradient of what it sent), Receive's is a Send of its cotangent back to the
+rank it received from. So the gradient of the job's objective (the sum of every rank's
+output) crosses ranks as the values did. Both are marked ``talks_back``: a tape records
+them even when no watched tensor flows in (a Receive has no inputs at all) and runs
+their rules in every backward pass, with a zero cotangent when none reached them, so
+each rank's backward pass sends and receives exactly the messages its peer expects.
+Every rank that sent or received under ``grad`` must therefore run its backward pass,
+and in the same order of messages (the reverse of the forward one).
 """
 
 from __future__ import annotations
@@ -141,15 +148,21 @@ def _send_infer(x, sr_tag, dest_rank, group=WORLD, group_back=WORLD):
 Send = CollectiveDef(
     "Send", (Arg("x"),),
     (Attr("sr_tag"), Attr("dest_rank"), Attr("group", WORLD), Attr("group_back", WORLD)),
-    infer=_send_infer, differentiable=False,
+    infer=_send_infer,
     doc="Send x to dest_rank (its Receive with the same sr_tag gets it); returns a zero "
         "scalar that keeps the send in a compiled graph.")
+Send.talks_back = True
 
 
 @Send.kernel("CPU", dtypes=COMM_DTYPES)
 def _send_cpu(x, sr_tag, dest_rank, group=WORLD, group_back=WORLD, state=None):
     check_group(group).send(x, dest_rank, sr_tag)
     return np.zeros((), x.dtype)
+
+
+@Send.bprop
+def _send_bprop(x, out, dout, sr_tag, dest_rank, group=WORLD, group_back=WORLD):
+    return (Receive(sr_tag, dest_rank, list(x.shape), x.dtype, group_back, group_back),)
 
 
 @Send.samples
@@ -172,13 +185,20 @@ Receive = CollectiveDef(
     "Receive", (),
     (Attr("sr_tag"), Attr("src_rank"), Attr("shape"), Attr("dtype"), Attr("group", WORLD),
      Attr("group_back", WORLD)),
-    infer=_recv_infer, differentiable=False,
+    infer=_recv_infer,
     doc="The tensor src_rank sends with the same sr_tag (of the given shape and dtype).")
+Receive.talks_back = True
 
 
 @Receive.kernel("CPU")
 def _recv_cpu(sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD, state=None):
     return check_group(group).recv(tuple(shape), dtype.np, src_rank, sr_tag)
+
+
+@Receive.bprop
+def _recv_bprop(out, dout, sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD):
+    Send(dout, sr_tag, src_rank, group_back, group_back)
+    return ()
 
 
 @Receive.samples
