@@ -5,8 +5,9 @@
   a wide feed-forward block on 8, 64 and 1024 simulated devices (nodes of 8), and the
   recursive plan's predicted step time over the dynamic program's (1.00 = optimal). Dynamic
   programming runs only where it finishes in reasonable time (it enumerates every strategy).
-  Each search starts with an empty redistribution cache. ``--full`` adds 24 layers on 1024
-  devices (the issue's goal: under 10 s).
+  Each search starts with empty redistribution caches; ``rec cpu s`` is the recursive
+  search's CPU time (the wall time on a shared machine is several times it). ``--full``
+  adds 24 layers on 1024 devices (the issue's goal: under 10 s).
 * ``step``: a Megatron-sharded MLP (rows 512, 1024 -> 2048 -> 1024 -> 16, float32) trained
   by ``ShardedNet`` on 1, 2 and 4 real ranks through the launcher: the median measured
   seconds of a forward + backward + gradient reduction step against the cost model's
@@ -51,26 +52,34 @@ def _search(quick: bool, full: bool):
     if full:
         cases.append(("transformer x24", lambda: models.transformer(16, 512, 4096, 32, 24),
                       (1024,), ()))
-    print(f"{'model':<26} {'ops':>5} {'devices':>7} {'rec s':>8} {'dp s':>8} {'rec/dp':>7}")
+    print(f"{'model':<26} {'ops':>5} {'devices':>7} {'rec s':>8} {'rec cpu s':>9} {'dp s':>8} "
+          f"{'rec/dp':>7}")
     for name, build, devices, dp_devices in cases:
         for n in devices:
             g = build()
             topo = Topology.parse(f"8x{n // 8}")
             redistribution._known.clear()
             model = CostModel(g, topo)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             rec = recursive_programming(model)
-            t_rec = time.perf_counter() - t
+            t_rec, cpu_rec = time.perf_counter() - t, time.process_time() - cpu
             dp_s, ratio = "-", "-"
             if n in dp_devices:
-                redistribution._known.clear()
+                _forget(redistribution)
                 model = CostModel(g, topo)
                 t = time.perf_counter()
                 dp = dynamic_programming(model)
                 dp_s = f"{time.perf_counter() - t:.2f}"
                 ratio = f"{model.evaluate(rec)['total'] / model.evaluate(dp)['total']:.3f}"
-            print(f"{name:<26} {len(g.nodes):>5} {n:>7} {t_rec:>8.2f} {dp_s:>8} {ratio:>7}",
+            print(f"{name:<26} {len(g.nodes):>5} {n:>7} {t_rec:>8.2f} {cpu_rec:>9.2f} {dp_s:>8} "
+                  f"{ratio:>7}",
                   flush=True)
+
+
+def _forget(redistribution):
+    """Each search starts from empty redistribution caches."""
+    for cache in (redistribution._known, redistribution._estimates, redistribution._rollouts):
+        cache.clear()
 
 
 def _step_worker(steps: int):

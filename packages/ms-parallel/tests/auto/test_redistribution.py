@@ -7,7 +7,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ms_parallel.auto.layout import TensorLayout, common_refinement, strategy_layout
-from ms_parallel.auto.redistribution import _moves, plan_redistribution, step_cost
+from ms_parallel.auto.redistribution import (
+    _moves,
+    estimate_redistribution,
+    plan_redistribution,
+    step_cost,
+)
 from ms_parallel.auto.simulate import gather, run, scatter
 from ms_parallel.auto.topology import Topology
 
@@ -80,6 +85,18 @@ def test_chosen_sequence_is_the_cheapest_considered(case):
     assume(len(plan.steps) <= 4)  # enumerating longer sequences takes too long
     others = _all_sequences(start, goal, dev, shape, topo, len(plan.steps) + 1)
     assert others and min(others) >= plan.cost - 1e-15
+
+
+@settings(max_examples=40, deadline=None)
+@given(cases())
+def test_the_estimate_is_the_cost_of_a_real_sequence_never_below_the_cheapest(case):
+    src, dst, shape = case
+    topo = Topology(device_num=src.device_num, devices_per_node=2)
+    exact = plan_redistribution(src, dst, shape, 8, topo).cost
+    estimate = estimate_redistribution(src, dst, shape, 8, topo)
+    assert estimate >= exact - 1e-15
+    if src.normalized() == dst.normalized():
+        assert estimate == 0
 
 
 def test_moving_a_cut_between_dimensions_is_one_alltoall():

@@ -51,12 +51,40 @@ def test_dynamic_programming_equals_brute_force(graph, devices, per_node):
     ("transformer", models.transformer(16, 512, 4096, 32), 8),
     ("wide ffn", models.wide_ffn(64, 4096, 65536), 8),
     ("wide ffn", models.wide_ffn(64, 4096, 65536), 64),
+    ("wide ffn", models.wide_ffn(64, 4096, 65536), 1024),
 ])
 def test_recursive_is_within_ten_percent_of_dynamic_programming(name, graph, devices):
     topo = Topology(device_num=devices, devices_per_node=min(8, devices))
     model = CostModel(graph, topo)
     best = _total(model, dynamic_programming(model))
     assert _total(model, recursive_programming(model)) <= 1.10 * best, name
+
+
+def test_repeated_layers_share_the_recursive_decisions():
+    """Eight identical layers cost the search about what two do: the same operator between
+    neighbours decided alike is decided once (the 24-layer benchmark's speed)."""
+    import ms_parallel.auto.rec as rec
+
+    calls = []
+    real = rec._decide
+
+    def counting(*args):
+        calls.append(args[1])
+        return real(*args)
+
+    counts = {}
+    for layers in (2, 8):
+        calls.clear()
+        g = models.transformer(2, 16, 64, 4, layers)
+        model = CostModel(g, Topology(device_num=16, devices_per_node=8))
+        rec._decide, saved = counting, rec._decide
+        try:
+            cuts = recursive_programming(model)
+        finally:
+            rec._decide = saved
+        counts[layers] = len(calls)
+        assert len(cuts) == len(g.nodes)
+    assert counts[8] <= counts[2] + 30, counts  # not four times as many
 
 
 def test_large_batch_is_data_parallel_and_small_batch_big_matmul_is_model_parallel():

@@ -61,15 +61,12 @@ def dynamic_programming(model: CostModel, cands=None, estimate: bool = False) ->
         for f, (vars_, _) in zip(ids, mine):
             for u in vars_:
                 touching[u].discard(f)
-        best = np.full([sizes[u] for u in scope], np.inf)
-        arg = np.zeros(best.shape, dtype=np.int32)
-        for k in range(sizes[v]):
-            total = np.zeros(best.shape)
-            for vars_, table in mine:
-                total = total + _slice(vars_, table, v, k, scope)
-            better = total < best
-            best = np.where(better, total, best)
-            arg[better] = k
+        # Every factor over (scope, v) by broadcasting; the best v for each scope choice.
+        total = np.zeros([1] * (len(scope) + 1))
+        for vars_, table in mine:
+            total = total + _expand(vars_, table, scope + (v,))
+        total = np.broadcast_to(total, [sizes[u] for u in scope] + [sizes[v]])
+        best, arg = total.min(axis=-1), total.argmin(axis=-1)
         new = next(ids_left)
         factors[new] = (scope, best)
         for u in scope:
@@ -91,17 +88,14 @@ def _cells(v, touching, factors, sizes):
     return math.prod(sizes[u] for u in scope) * sizes[v], scope
 
 
-def _slice(vars_, table, v, k, scope):
-    """``table`` at ``v = k``, as an array broadcastable over ``scope``."""
-    index = tuple(k if u == v else slice(None) for u in vars_)
-    sub = table[index]
-    rest = [u for u in vars_ if u != v]
-    order = sorted(range(len(rest)), key=lambda i: scope.index(rest[i]))
-    sub = np.transpose(sub, order) if len(rest) > 1 else sub
+def _expand(vars_, table, scope):
+    """``table`` (over ``vars_``) as an array broadcastable over ``scope``."""
+    order = sorted(range(len(vars_)), key=lambda i: scope.index(vars_[i]))
+    sub = np.transpose(table, order) if len(vars_) > 1 else table
     shape = [1] * len(scope)
-    for u in rest:
-        shape[scope.index(u)] = table.shape[vars_.index(u)]
-    return np.reshape(sub, shape) if scope else sub
+    for u, n in zip(vars_, table.shape):
+        shape[scope.index(u)] = n
+    return np.reshape(sub, shape)
 
 
 def brute_force(model: CostModel, limit: int = 2_000_000) -> list[tuple]:

@@ -4,11 +4,16 @@ As MindSpore's recursive search, each operator's strategy is built by cutting th
 count one prime factor at a time: every step cuts the one dimension (letter) that makes the
 operator's own cost plus its redistribution with already-decided neighbours smallest. This
 costs ``O(operators x log(devices) x dimensions)`` cost evaluations instead of enumerating
-every strategy (a beam keeps the three cheapest partial cuts at each step). A first pass
-decides operators in graph order; then, for at most ``rounds`` rounds, a pass re-decides each
-operator with all its neighbours known, and the handful of strategies the cuts produced for
-each operator (plus all devices on one dimension) are combined by an exact dynamic program
-over those small domains, which repairs choices that only pay off together.
+every strategy (a beam keeps the three cheapest partial cuts at each step); the partial cuts
+are ranked with the greedy redistribution estimate, not the A* search. A decision depends
+only on the operator and its neighbours' decisions, so it is made once per distinct context:
+the same operator in 24 identical layers is decided once, and the search is linear in the
+number of *distinct* operators. A first pass decides operators in graph order; then, for at
+most ``rounds`` rounds, a pass re-decides each operator with all its neighbours known, and the
+handful of strategies the cuts produced for each operator (plus all devices on one dimension,
+and the cheapest dozen on their own for operators with few strategies) are combined by an
+exact dynamic program over those small domains, which repairs choices that only pay off
+together (a MatMul cut three ways at once).
 """
 
 from __future__ import annotations

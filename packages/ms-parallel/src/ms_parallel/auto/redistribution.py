@@ -34,7 +34,9 @@ _MAX_KNOWN = 200_000
 # Plans (and estimates) already made: the searches ask for the same pairs again and again.
 _known: dict = {}
 _estimates: dict = {}
-_rollouts: dict = {}  # (goal, device matrix, shape, itemsize, topology) -> {state: seconds}
+# (goal, device matrix, shape, itemsize, topology) -> ({state: rollout seconds},
+#                                                     {state: priced moves})
+_rollouts: dict = {}
 
 
 @dataclass(frozen=True)
@@ -251,31 +253,26 @@ def _estimate(src, dst, shape, itemsize, topo) -> float:
         state, goal = (a.tensor_map, a.partial), (b.tensor_map, b.partial)
     if len(_rollouts) >= _MAX_KNOWN:
         _rollouts.clear()
-    rollouts = _rollouts.setdefault((goal, dev, shape, itemsize, topo), {})
-    cost = 0.0
-    for _ in range(4 * len(dev) + 4):
-        if state == goal:
-            return cost + extra
-        # The pilot method: each next step is judged by its cost plus a greedy rollout's.
-        best = None
-        for c, nxt in _priced_moves(state, goal, dev, shape, itemsize, topo):
-            total = c + _rollout(nxt, goal, dev, shape, itemsize, topo, rollouts)
-            if best is None or total < best[0]:
-                best = (total, c, nxt)
-        if best is None or best[0] == math.inf:
-            break
-        cost += best[1]
-        state = best[2]
+    rollouts, priced = _rollouts.setdefault((goal, dev, shape, itemsize, topo), ({}, {}))
+    # One step of lookahead: each first step is judged by its cost plus a greedy rollout's.
+    best = min((c + _rollout(nxt, goal, dev, shape, itemsize, topo, rollouts, priced)
+                for c, nxt in _priced_moves(state, goal, dev, shape, itemsize, topo, priced)),
+               default=math.inf)
+    if best < math.inf:
+        return best + extra
     return plan_redistribution(src, dst, shape, itemsize, topo).cost
 
 
-def _priced_moves(state, goal, dev, shape, itemsize, topo):
-    local = _local_bytes(state, dev, shape, itemsize)
-    return [(step_cost(step, state, dev, shape, itemsize, topo, local), nxt)
-            for step, nxt in _moves(state, goal, dev, shape)]
+def _priced_moves(state, goal, dev, shape, itemsize, topo, known):
+    hit = known.get(state)
+    if hit is None:
+        local = _local_bytes(state, dev, shape, itemsize)
+        hit = known[state] = [(step_cost(step, state, dev, shape, itemsize, topo, local), nxt)
+                              for step, nxt in _moves(state, goal, dev, shape)]
+    return hit
 
 
-def _rollout(state, goal, dev, shape, itemsize, topo, known) -> float:
+def _rollout(state, goal, dev, shape, itemsize, topo, known, priced) -> float:
     """Seconds from ``state`` to ``goal`` taking the cheapest step each time (inf if stuck)."""
     path, cost = [], 0.0
     for _ in range(4 * len(dev) + 4):
@@ -284,7 +281,7 @@ def _rollout(state, goal, dev, shape, itemsize, topo, known) -> float:
             break
         if state == goal:
             break
-        moves = _priced_moves(state, goal, dev, shape, itemsize, topo)
+        moves = _priced_moves(state, goal, dev, shape, itemsize, topo, priced)
         if not moves:
             cost = math.inf
             break
