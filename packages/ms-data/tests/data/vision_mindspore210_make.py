@@ -45,6 +45,16 @@ def cases(V, T, IMG, G, F):
         "totype": (V.ToType(np.float32), IMG),
         "padend": (T.PadEnd([5], 9), np.array([1, 2, 3])),
         "padend2": (T.PadEnd([3, 4], -1), np.ones((2, 2), np.int32)),
+        "sol90": (V.Solarize((90, 90)), IMG), "gammaf": (V.AdjustGamma(0.5, 1.2), F),
+        "rotf": (V.Rotate(30, Inter.BILINEAR), F), "affg": (V.Affine(15, (0.1, 0.1), 1.1, 5.0), G),
+        "blurf": (V.GaussianBlur(3, 1.0), F), "autocg": (V.AutoContrast(), G),
+        "invf": (V.Invert(), F), "brightf": (V.AdjustBrightness(1.5), F),
+        "contrastf": (V.AdjustContrast(1.5), F), "satf": (V.AdjustSaturation(1.5), F),
+        "sharpf": (V.AdjustSharpness(1.5), F), "solf": (V.Solarize(0.5), F),
+        "perspf": (V.Perspective(*PTS), F), "rot2d": (V.Rotate(30), G),
+        "blur2d": (V.GaussianBlur(3), G), "sharp2d": (V.AdjustSharpness(2.0), G),
+        "bright2d": (V.AdjustBrightness(1.5), G), "gamma2d": (V.AdjustGamma(2.0), G),
+        "pad2d": (V.PadToSize((9, 10)), G), "crop2d": (V.Crop((1, 1), 3), G),
     }
 
 

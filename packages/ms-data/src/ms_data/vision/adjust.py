@@ -75,7 +75,9 @@ def gamma_nhwc(x, gamma, gain):
         # torchvision's (and MindSpore's) table: truncated, scaled by 255.999 so 255 stays 255
         lut = np.power(np.arange(256) / 255.0, gamma) * (256 - 1e-3) * gain
         return np.clip(np.floor(lut), 0, 255).astype(np.uint8)[x]
-    return (np.power(x.astype(np.float32), np.float32(gamma)) * np.float32(gain)).astype(x.dtype)
+    # MindSpore's float formula scales before the power and clips to [0, 1]
+    out = np.power(x.astype(np.float32) * np.float32(gain), np.float32(gamma))
+    return np.clip(out, 0, 1).astype(x.dtype)
 
 
 def _number(op: str, name: str, v, lo=None, hi=None) -> float:
@@ -132,7 +134,7 @@ class AdjustSharpness(_ImageOp):
 
 class AdjustGamma(_ImageOp):
     """``out = 255.999 * gain * (in / 255) ** gamma`` truncated for uint8
-    (``gain * in ** gamma`` for floats)."""
+    (``(gain * in) ** gamma`` clipped to [0, 1] for floats, as MindSpore computes it)."""
 
     def __init__(self, gamma, gain=1):
         self.gamma = _number("AdjustGamma", "gamma", gamma, 0)

@@ -54,7 +54,7 @@ def apply_op(x: np.ndarray, name: str, magnitude: float, mode: Inter, fill) -> n
         "Contrast": lambda: contrast_nhwc(x, 1 + magnitude),
         "Sharpness": lambda: sharpness_nhwc(x, 1 + magnitude),
         "Posterize": lambda: posterize_nhwc(x, int(magnitude)),
-        "Solarize": lambda: solarize_nhwc(x, magnitude, 255),
+        "Solarize": lambda: solarize_nhwc(x, magnitude, magnitude),
         "AutoContrast": lambda: AutoContrast()._nhwc(x, None),
         "Equalize": lambda: Equalize()._nhwc(x, None),
         "Invert": lambda: Invert()._nhwc(x, None),

@@ -95,12 +95,19 @@ class Equalize(_ImageOp):
         return _per_channel(x, equalize_table)
 
 
+def invert(x: np.ndarray) -> np.ndarray:
+    """``255 - x`` in x's dtype (MindSpore inverts float images about 255 as well)."""
+    return (255 - x).astype(x.dtype) if x.dtype == np.uint8 else (255 - x.astype(np.float64)
+                                                                   ).astype(x.dtype)
+
+
 class Invert(_ImageOp):
-    """``255 - pixel``."""
+    """``255 - pixel`` (uint8 or float images)."""
 
     def _nhwc(self, x, rng):
-        uint8_only("Invert", x)
-        return 255 - x
+        if x.dtype.kind not in "uf":
+            raise TypeError(f"Invert: expected a uint8 or float image, got dtype {x.dtype}")
+        return invert(x)
 
 
 def posterize_nhwc(x: np.ndarray, bits) -> np.ndarray:
@@ -124,16 +131,18 @@ class Posterize(_ImageOp):
 
 
 def solarize_nhwc(x: np.ndarray, lo, hi) -> np.ndarray:
-    """Invert values in [lo, hi] (one range per image)."""
+    """Invert values in [lo, hi] (one range per image); lo == hi inverts all values >= lo,
+    as MindSpore does."""
     lo = np.broadcast_to(np.asarray(lo), (len(x),)).reshape(-1, 1, 1, 1)
     hi = np.broadcast_to(np.asarray(hi), (len(x),)).reshape(-1, 1, 1, 1)
+    hi = np.where(hi == lo, np.inf, hi)
     inside = (x >= lo) & (x <= hi)
-    return np.where(inside, 255 - x, x).astype(x.dtype)
+    return np.where(inside, invert(x), x).astype(x.dtype)
 
 
 def threshold_pair(op: str, threshold) -> tuple[float, float]:
     if isinstance(threshold, numbers.Real) and not isinstance(threshold, bool):
-        threshold = (threshold, 255)
+        threshold = (threshold, threshold)  # equal ends: every value >= threshold
     if (not isinstance(threshold, (tuple, list)) or len(threshold) != 2
             or not all(isinstance(t, numbers.Real) and 0 <= t <= 255 for t in threshold)
             or threshold[0] > threshold[1]):
@@ -143,11 +152,12 @@ def threshold_pair(op: str, threshold) -> tuple[float, float]:
 
 
 class Solarize(_ImageOp):
-    """Invert the values at or above ``threshold``, or inside ``(min, max)``."""
+    """Invert (``255 - x``) the values at or above ``threshold``, or inside ``(min, max)``."""
 
     def __init__(self, threshold):
         self.threshold = threshold_pair("Solarize", threshold)
 
     def _nhwc(self, x, rng):
-        uint8_only("Solarize", x)
+        if x.dtype.kind not in "uf":
+            raise TypeError(f"Solarize: expected a uint8 or float image, got dtype {x.dtype}")
         return solarize_nhwc(x, *self.threshold)
