@@ -14,15 +14,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ms_lite.codegen import fusion, project_files
 from ms_lite.codegen import parallel as parallel_code
-from ms_lite.codegen import project_files
 from ms_lite.codegen.carrays import c_array
 from ms_lite.codegen.context import NodeContext, WeightTable, c_name, c_type
 from ms_lite.codegen.lifetimes import Step, inplace_candidates, lifetimes
 from ms_lite.codegen.planner import MemoryPlan, parse_size, plan_memory
 from ms_lite.codegen.templates import MissingTemplateError, find_template
 
-__all__ = ["Project", "generate", "TARGETS"]
+__all__ = ["Project", "generate", "typed", "TARGETS"]
 
 TARGETS = ("x86", "ARM64", "ARM32", "Cortex-M")
 _ALIGNMENT = {"x86": 16, "ARM64": 16, "ARM32": 8, "Cortex-M": 8}
@@ -47,7 +47,7 @@ class Project:
         return self.plan.arena_size
 
 
-def _typed(graph):
+def typed(graph):
     """A copy of ``graph`` whose ``values`` hold every node output's type (the lite
     runtime's inference fills what the producer of the graph left out)."""
     from ms_lite.ir import Value
@@ -102,16 +102,19 @@ def _nbytes(v) -> int:
     return int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
 
 
-def _plan(graph, templates, alignment: int, budget: int | None) -> MemoryPlan:
+def _plan(graph, templates, alignment: int, budget: int | None, casts: dict) -> MemoryPlan:
+    """The plan of the schedule; an input quantized by ``net_set_input`` (``casts``) is
+    not in the arena, its int8 tensor is live from the start instead."""
     consts = set(graph.constants)
-    tensors = {v.name: v for v in graph.inputs}
+    tensors = {v.name: v for v in graph.inputs if v.name not in casts}
     for node in graph.nodes:
         for o in node.outputs:
             tensors[o] = graph.value(o)
     sizes = {n: _nbytes(v) for n, v in tensors.items() if n not in consts}
+    cast_nodes = {id(n) for n in casts.values()}
     steps = [Step([i for i in n.inputs if i and i not in consts], n.outputs, t.inplace)
-             for n, t in zip(graph.nodes, templates)]
-    ins = [v.name for v in graph.inputs]
+             for n, t in zip(graph.nodes, templates) if id(n) not in cast_nodes]
+    ins = [casts[v.name].outputs[0] if v.name in casts else v.name for v in graph.inputs]
     buffers = lifetimes(steps, sizes, ins, [v.name for v in graph.outputs])
     aliases = inplace_candidates(steps, buffers, keep=ins)
     return plan_memory(buffers, aliases=aliases, alignment=alignment, budget=budget)
@@ -160,7 +163,8 @@ class _Pointers(dict):
         return value
 
 
-def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: bool) -> str:
+def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: bool,
+           casts: dict) -> str:
     pointers, defines, used = {}, [], set()
     for name, p in plan.placements.items():
         ctype = c_type(graph.value(name).dtype, f"tensor {name!r}")
@@ -172,7 +176,10 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: boo
         pointers[name] = macro
     pointers = _Pointers(pointers, graph.constants, weights)
     offsets = {name: p.offset for name, p in plan.placements.items()}
-    calls, tasks = [], []
+    for name in casts:  # net_set_input quantizes the caller's buffer
+        pointers[name] = "((const float *)data)"
+    cast_nodes = {id(n): name for name, n in casts.items()}
+    calls, tasks, set_inputs = [], [], {}
     for i, (node, t) in enumerate(zip(graph.nodes, templates)):
         ctx = NodeContext(node, graph, pointers, weights, offsets)
         fields = ctx.fields(registry.primitive(node.op))
@@ -187,15 +194,20 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: boo
         else:
             fields.update(O0="0", O1=fields[t.split])
             call = t.fill(fields)
-        calls.append(f"    /* {node.name}: {node.op} */\n    {call}")
+        if id(node) in cast_nodes:
+            index = [v.name for v in graph.inputs].index(cast_nodes[id(node)])
+            set_inputs[index] = f"{call}  /* {node.name} */"
+        else:
+            calls.append(f"    /* {node.name}: {node.op} */\n    {call}")
     return project_files.net_c(plan, "\n".join(defines), _sources(templates),
-                               "\n".join(calls), graph, pointers, "\n".join(tasks),
-                               parallel)
+                               "\n".join(calls), graph, "\n".join(tasks), parallel,
+                               set_inputs)
 
 
 def generate(graph, save_path, *, project_name: str = "net", target: str = "x86",
              golden_inputs=None, ram_budget=None, alignment: int | None = None,
-             seed: int = 0, registry=None, support_parallel: bool = False) -> Project:
+             seed: int = 0, registry=None, support_parallel: bool = False,
+             fuse: bool = True) -> Project:
     """Write a C99 project for ``graph`` under ``save_path/project_name``.
 
     Args:
@@ -208,6 +220,9 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
             tensors if the arena does not fit.
         support_parallel: split convolutions and matrix products over POSIX threads
             (``net_set_thread_num``; Linux targets only, see ``ms_lite.codegen.parallel``).
+        fuse: the rewrites of ``ms_lite.codegen.fusion`` that lower the RAM (int8
+            convolution + max pooling in one kernel, the input quantized by
+            ``net_set_input``); the golden test checks them against the runtime.
     Returns:
         The ``Project`` (path, memory plan, golden data).
     Raises:
@@ -219,14 +234,16 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     if support_parallel:
         parallel_code.check_target(target)
-    graph = _typed(graph.validate())
+    graph = typed(graph.validate())
     _check_outputs(graph)
     reg = registry or _registry.load()
-    templates = _templates(graph, reg)
+    code = fusion.fuse_conv_pool(graph) if fuse else graph
+    casts = fusion.input_casts(code) if fuse else {}
+    templates = _templates(code, reg)
     budget = None if ram_budget is None else parse_size(ram_budget)
-    plan = _plan(graph, templates, alignment or _ALIGNMENT[target], budget)
+    plan = _plan(code, templates, alignment or _ALIGNMENT[target], budget, casts)
     weights = WeightTable()
-    net_c = _net_c(graph, templates, plan, reg, weights, support_parallel)
+    net_c = _net_c(code, templates, plan, reg, weights, support_parallel, casts)
     g_in, g_out = _golden(graph, golden_inputs, seed)
     root = Path(save_path) / project_name
     files = {
@@ -237,7 +254,9 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
         "benchmark/golden_data.h": "".join(
             [c_array(f"golden_in{i}", x, static=True) for i, x in enumerate(g_in)]
             + [c_array(f"golden_out{i}", y, static=True) for i, y in enumerate(g_out)]),
-        "memory_plan.txt": plan.report(),
+        "memory_plan.txt": plan.report() + "".join(
+            f"{name}: not in the arena; net_set_input quantizes it into "
+            f"{n.outputs[0]}\n" for name, n in casts.items()),
         **project_files.static_files(project_name, target, graph, support_parallel),
     }
     for rel, text in files.items():

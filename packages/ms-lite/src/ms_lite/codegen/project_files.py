@@ -49,9 +49,10 @@ def net_h(graph, plan, parallel: bool = False) -> str:
               "/* Clears the arena (and starts a parallel build's threads); returns 0, or -1",
               "   when a thread could not be created. */",
               "int net_init(void);",
-              "/* Copies input `index` (exactly its NET_INPUTi_BYTES) into the arena; call it",
-              "   before every net_run (the arena reuses input bytes). Returns 0, or -1 for a",
-              "   bad index or size. */",
+              "/* Copies input `index` (exactly its NET_INPUTi_BYTES) into the arena, or",
+              "   quantizes it there when the model's first step is its quantization (see",
+              "   memory_plan.txt); call it before every net_run (the arena reuses input",
+              "   bytes). Returns 0, or -1 for a bad index or size. */",
               "int net_set_input(int index, const void *data, size_t bytes);",
               "/* Runs the model once; returns 0. */",
               "int net_run(void);",
@@ -64,7 +65,9 @@ def net_h(graph, plan, parallel: bool = False) -> str:
 
 
 def _io_table(name: str, values, plan) -> str:
-    rows = ", ".join(f"{{{plan.offset(v.name)}u, {_bytes(v)}u}}" for v in values) or "{0u, 0u}"
+    """Offsets and sizes; an input quantized by net_set_input has no offset (0)."""
+    rows = ", ".join(f"{{{plan.placements[v.name].offset if v.name in plan.placements else 0}u,"
+                     f" {_bytes(v)}u}}" for v in values) or "{0u, 0u}"
     return f"static const net_io_t {name}[] = {{{rows}}};"
 
 
@@ -86,8 +89,18 @@ void net_deinit(void)
 """
 
 
-def net_c(plan, defines: str, kernels: str, calls: str, graph, pointers, tasks: str = "",
-          parallel: bool = False) -> str:
+def _set_input(set_inputs: dict) -> str:
+    """The copy of net_set_input, or per input the quantization that replaces it."""
+    copy = "memcpy(net_arena + net_inputs[index].offset, data, bytes);"
+    if not set_inputs:
+        return f"    {copy}"
+    cases = "".join(f"    case {i}:\n        {call}\n        break;\n"
+                    for i, call in sorted(set_inputs.items()))
+    return f"    switch (index) {{\n{cases}    default:\n        {copy}\n    }}"
+
+
+def net_c(plan, defines: str, kernels: str, calls: str, graph, tasks: str = "",
+          parallel: bool = False, set_inputs: dict | None = None) -> str:
     pool_h = '#include "thread_pool.h"\n' if parallel else ""
     tasks = f"\n/* ---- tasks of the split operators ---- */\n{tasks}" if tasks else ""
     init = "    return net_pool_start(net_threads);" if parallel else "    return 0;"
@@ -127,7 +140,7 @@ int net_set_input(int index, const void *data, size_t bytes)
 {{
     if (index < 0 || index >= NET_INPUT_COUNT || data == 0 || bytes != net_inputs[index].bytes)
         return -1;
-    memcpy(net_arena + net_inputs[index].offset, data, bytes);
+{_set_input(set_inputs or {})}
     return 0;
 }}
 

@@ -17,9 +17,9 @@ from ms_lite.codegen.kernels.fp32 import COPY
 from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
 from ms_lite.codegen.templates import CTemplate
 
-__all__ = ["TEMPLATES"]
+__all__ = ["TEMPLATES", "REQUANT", "conv_params"]
 
-_REQUANT = r"""
+REQUANT = r"""
 /* CMSIS-NN's arm_nn_requantize with a saturating left shift (ms_lite.quant.scheme) */
 static int32_t ms_srdhm(int32_t a, int32_t b)
 {
@@ -136,7 +136,7 @@ def _kernel_sum_bias(ctx, in_off: int) -> str:
     return ctx.add_const("kernel_sum_bias", folded.astype(np.int32))
 
 
-def _conv_params(ctx):
+def conv_params(ctx):
     g = conv_geometry(ctx.inputs[0].shape, ctx.inputs[1].shape, ctx.attrs)
     q = _quant_fields(ctx)
     return {**g, **q, "KBIAS": _kernel_sum_bias(ctx, q["in_off"])}
@@ -299,13 +299,13 @@ _CAST_T = CTemplate((_CAST, _CAST_PER_CHANNEL), "${FN}(${in0}, ${out}, ${ARGS});
 
 TEMPLATES = {
     ("QuantConv2D", "int8"): CTemplate(
-        (_REQUANT, _CONV),
+        (REQUANT, _CONV),
         "conv2d_s8(${in0}, ${in1}, ${in2}, ${KBIAS}, ${in3}, ${in4}, ${out}, ${N}, ${C}, ${H}, "
         "${W}, "
         "${OC}, ${OH}, ${OW}, ${KH}, ${KW}, ${SH}, ${SW}, ${DH}, ${DW}, ${PT}, ${PL}, "
-        + _QUANT_ARGS + ", ${G}, ${O0}, ${O1});", params=_conv_params, split="OC"),
+        + _QUANT_ARGS + ", ${G}, ${O0}, ${O1});", params=conv_params, split="OC"),
     ("QuantFullConnection", "int8"): CTemplate(
-        (_REQUANT, _FC),
+        (REQUANT, _FC),
         "fully_connected_s8(${in0}, ${in1}, ${BIAS}, ${in3}, ${in4}, ${out}, ${ROWS}, ${K}, "
         "${M}, " + _QUANT_ARGS + ", ${O0}, ${O1});", params=_fc_params, split="M"),
     ("QuantMaxPool", "int8"): CTemplate(
