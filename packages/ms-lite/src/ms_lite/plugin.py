@@ -17,6 +17,10 @@ LITE_OPS = {
     "QuantFullConnection": "ms_lite.kernels.quantized:QUANT_FULL_CONNECTION",
     "QuantMaxPool": "ms_lite.kernels.quantized:QUANT_MAX_POOL",
     "QuantReLU": "ms_lite.kernels.quantized:QUANT_RELU",
+    "QuantAdd": "ms_lite.kernels.quantized_more:QUANT_ADD",
+    "QuantMul": "ms_lite.kernels.quantized_more:QUANT_MUL",
+    "QuantConcat": "ms_lite.kernels.quantized_more:QUANT_CONCAT",
+    "QuantAvgPool": "ms_lite.kernels.quantized_more:QUANT_AVG_POOL",
 }
 
 # Run in this order by the converter (ms_lite.converter.passes has one module each).

@@ -96,3 +96,70 @@ cdef inline void _row(const int8_t[:, ::1] a, const int8_t[:, ::1] w,
         elif v > act_max:
             v = act_max
         out[m, n] = <int8_t>v
+
+
+# -- elementwise and pooling int8 kernels (ms_lite.kernels.quantized_more has the
+# -- numpy references they are held to, bit for bit) ---------------------------------
+
+cdef inline int8_t _clamp(int32_t v, int lo, int hi) noexcept nogil:
+    return <int8_t>(lo if v < lo else (hi if v > hi else v))
+
+
+def add(const int8_t[::1] a, const int8_t[::1] b, int zp1, int zp2, int left, int m1,
+        int s1, int m2, int s2, int m, int s, int out_zp, int act_min, int act_max,
+        int8_t[::1] out):
+    """TFLite's int8 Add: both inputs scaled by ``2**left``, each rescaled to the common
+    scale, summed, requantized to the output."""
+    cdef Py_ssize_t n = a.shape[0], i
+    cdef int32_t x, y
+    if b.shape[0] != n or out.shape[0] != n:
+        raise ValueError(f"add: sizes {a.shape[0]}, {b.shape[0]}, out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            x = _requant((<int32_t>a[i] - zp1) * (1 << left), m1, s1)
+            y = _requant((<int32_t>b[i] - zp2) * (1 << left), m2, s2)
+            out[i] = _clamp(_requant(x + y, m, s) + out_zp, act_min, act_max)
+
+
+def mul(const int8_t[::1] a, const int8_t[::1] b, int zp1, int zp2, int m, int s,
+        int out_zp, int act_min, int act_max, int8_t[::1] out):
+    """TFLite's int8 Mul: the product of the centred inputs, requantized."""
+    cdef Py_ssize_t n = a.shape[0], i
+    if b.shape[0] != n or out.shape[0] != n:
+        raise ValueError(f"mul: sizes {a.shape[0]}, {b.shape[0]}, out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            out[i] = _clamp(_requant((<int32_t>a[i] - zp1) * (<int32_t>b[i] - zp2), m, s)
+                            + out_zp, act_min, act_max)
+
+
+def rescale(const int8_t[::1] a, int zp_in, int m, int s, int out_zp, int8_t[::1] out):
+    """int8 with one scale and zero point -> another (a Concat input to the output's)."""
+    cdef Py_ssize_t n = a.shape[0], i
+    if out.shape[0] != n:
+        raise ValueError(f"rescale: sizes {n} and out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            out[i] = _clamp(_requant(<int32_t>a[i] - zp_in, m, s) + out_zp, -128, 127)
+
+
+def avg_pool(const int8_t[:, :, ::1] x, int8_t[:, :, ::1] out, int kh, int kw, int sh,
+             int sw, int act_min, int act_max):
+    """Unpadded average pooling of int8 planes: the int32 window sum divided by the
+    window size, rounded half away from zero (TFLite's), in the input's scale."""
+    cdef Py_ssize_t P = x.shape[0], W = x.shape[2], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, i, j
+    cdef int32_t acc, count = kh * kw
+    if out.shape[0] != P or (oh - 1) * sh + kh > x.shape[1] or (ow - 1) * sw + kw > W:
+        raise ValueError(f"avg_pool: windows of {out.shape} do not fit in {x.shape}")
+    with nogil:
+        for p in range(P):
+            for oy in range(oh):
+                for ox in range(ow):
+                    acc = 0
+                    for i in range(kh):
+                        for j in range(kw):
+                            acc = acc + x[p, oy * sh + i, ox * sw + j]
+                    acc = (acc + count // 2) // count if acc > 0 else \
+                        -((-acc + count // 2) // count)
+                    out[p, oy, ox] = _clamp(acc, act_min, act_max)

@@ -1,6 +1,9 @@
 """Full int8 quantization (``quant_type=FULL_QUANT``): convolutions, fully connected
-layers, max pooling and ReLU run in int8 between QuantDTypeCast nodes; the rest stays
-float, and the model's inputs and outputs stay float32 (MindSpore Lite's default).
+layers, max pooling and ReLU run in int8 between QuantDTypeCast nodes; Add, Mul, Concat
+and (unpadded) AvgPool too where their inputs already are int8 (a residual block stays
+int8; a float tensor is never quantized only to feed one of these); the rest stays float
+(a Softmax reads its input dequantized), and the model's inputs and outputs stay float32
+(MindSpore Lite's default).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ import numpy as np
 
 from ms_lite.converter.passes._util import drop_unused_constants, fresh_name
 from ms_lite.ir import Graph, Node, Value
+from ms_lite.kernels.quantized_more import add_params
 from ms_lite.quant import scheme
 from ms_lite.quant.calibrate import calibrate
 from ms_lite.quant.params import QuantParam
@@ -16,7 +20,9 @@ from ms_lite.runtime.executor import Executor
 
 __all__ = ["full_quant", "QUANTIZABLE"]
 
-QUANTIZABLE = ("Conv2DFusion", "FullConnection", "MaxPool", "ReLU", "Reshape")
+QUANTIZABLE = ("Conv2DFusion", "FullConnection", "MaxPool", "ReLU", "Reshape", "Add", "Mul",
+               "Concat", "AvgPool")
+_IF_INT8 = ("Add", "Mul", "Concat", "AvgPool")  # only where the inputs are int8 already
 
 
 def _samples(graph: Graph, config) -> list[list[np.ndarray]]:
@@ -82,6 +88,13 @@ class _Rewriter:
         x = node.inputs[0]
         if x not in self.ranges or self.dtypes[x] != "float32":
             return False
+        if node.op in _IF_INT8:
+            ins = [i for i in node.inputs if i]
+            if node.op == "AvgPool" and str(node.attrs.get("pad_mode", "VALID")).upper() \
+                    != "VALID":
+                return False
+            return len(ins) == (1 if node.op == "AvgPool" else 2) and all(
+                i in self.q and self.dtypes[i] == "float32" for i in ins)
         if node.op in ("Conv2DFusion", "FullConnection"):
             w = self.g.constants.get(node.inputs[1])
             if w is None or (len(node.inputs) > 2 and node.inputs[2]
@@ -122,12 +135,39 @@ class _Rewriter:
                            f"(input scale {s_in:.4g}, output scale {s_out:.4g}), weights int8 "
                            "per channel, bias int32, integer requantization")
 
+    def combine(self, node: Node) -> None:
+        """Add, Mul, Concat of two int8 tensors, requantized to the output's range."""
+        a, b = node.inputs[:2]
+        (s1, zp1), (s2, zp2) = self.params[a], self.params[b]
+        out = node.outputs[0]
+        s_out, zp_out = scheme.activation_params(*self.ranges[out])
+        attrs = {"input1_zero_point": zp1, "input2_zero_point": zp2,
+                 "output_zero_point": zp_out}
+        if node.op == "Add":
+            attrs.update(add_params(s1, s2, s_out))
+        elif node.op == "Mul":
+            m, sh = scheme.quantize_multiplier(s1 * s2 / s_out)
+            attrs.update(multiplier=m, shift=sh)
+        else:
+            for k, s_in in ((1, s1), (2, s2)):
+                m, sh = scheme.quantize_multiplier(s_in / s_out)
+                attrs.update({f"multiplier{k}": m, f"shift{k}": sh})
+            attrs["axis"] = node.attrs.get("axis", 0)
+        op = "Quant" + node.op
+        qo = fresh_name(self.g, f"{out}@int8")
+        self.nodes.append(Node(op, [self.q[a], self.q[b]], [qo], attrs, node.name))
+        self._value(qo, self.shapes[out], s_out, zp_out)
+        self.q[out], self.params[out] = qo, (s_out, zp_out)
+        self.report.record(node.name, f"{op} {node.name!r}", "FULL_QUANT: both inputs int8; "
+                           f"integer-only rescaling to the output scale {s_out:.4g}")
+
     def passthrough(self, node: Node) -> None:
         xq = self.int8(node.inputs[0])
         s, zp = self.params[node.inputs[0]]
         out = node.outputs[0]
         qo = fresh_name(self.g, f"{out}@int8")
         op, attrs = {"MaxPool": ("QuantMaxPool", dict(node.attrs)),
+                     "AvgPool": ("QuantAvgPool", dict(node.attrs)),
                      "ReLU": ("QuantReLU", {"zero_point": zp}),
                      "Reshape": ("Reshape", dict(node.attrs))}[node.op]
         self.nodes.append(Node(op, [xq], [qo], attrs, node.name))
@@ -141,6 +181,8 @@ class _Rewriter:
             if self.quantizable(node):
                 if node.op in ("Conv2DFusion", "FullConnection"):
                     self.weighted(node)
+                elif node.op in ("Add", "Mul", "Concat"):
+                    self.combine(node)
                 else:
                     self.passthrough(node)
                 continue
