@@ -16,8 +16,9 @@ from ms_data.transforms import PadEnd, Unique
 from ms_data.vision import Border, Inter, SliceMode
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "vision_mindspore210.npz"))
-IMG, G, F = REF["IMG"], REF["G"], REF["F"]
+IMG, G, F, B = REF["IMG"], REF["G"], REF["F"], REF["B"]
 PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
+PTS_B = ([[0, 0], [19, 0], [19, 15], [0, 15]], [[1, 2], [18, 0], [19, 13], [2, 15]])
 
 EXACT = {
     "bright": (V.AdjustBrightness(1.7), IMG), "bright2": (V.AdjustBrightness(0.4), IMG),
@@ -57,6 +58,11 @@ EXACT = {
     "blur2d": (V.GaussianBlur(3), G), "sharp2d": (V.AdjustSharpness(2.0), G),
     "bright2d": (V.AdjustBrightness(1.5), G), "gamma2d": (V.AdjustGamma(2.0), G),
     "pad2d": (V.PadToSize((9, 10)), G), "crop2d": (V.Crop((1, 1), 3), G),
+    "cubic_rot": (V.Rotate(30, Inter.BICUBIC), B),
+    "cubic_aff": (V.Affine(10, (0.1, 0), 0.9, 5.0, Inter.BICUBIC), B),
+    "cubic_rotf": (V.Rotate(17, Inter.BICUBIC), F),
+    "cubic_persp": (V.Perspective(*PTS_B, Inter.BICUBIC), B),
+    "area_rot": (V.Rotate(30, Inter.AREA), B), "linear_rot": (V.Rotate(30, Inter.BILINEAR), B),
 }
 
 

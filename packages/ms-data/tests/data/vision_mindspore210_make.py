@@ -6,9 +6,10 @@ The test module repeats the same calls on microspore and compares with the recor
 import numpy as np
 
 PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
+PTS_B = ([[0, 0], [19, 0], [19, 15], [0, 15]], [[1, 2], [18, 0], [19, 13], [2, 15]])
 
 
-def cases(V, T, IMG, G, F):
+def cases(V, T, IMG, G, F, B):
     from mindspore.dataset.vision import Border, Inter
 
     eye = np.eye(6, dtype=np.float32) * 2
@@ -55,6 +56,11 @@ def cases(V, T, IMG, G, F):
         "blur2d": (V.GaussianBlur(3), G), "sharp2d": (V.AdjustSharpness(2.0), G),
         "bright2d": (V.AdjustBrightness(1.5), G), "gamma2d": (V.AdjustGamma(2.0), G),
         "pad2d": (V.PadToSize((9, 10)), G), "crop2d": (V.Crop((1, 1), 3), G),
+        "cubic_rot": (V.Rotate(30, Inter.BICUBIC), B),
+        "cubic_aff": (V.Affine(10, (0.1, 0), 0.9, 5.0, Inter.BICUBIC), B),
+        "cubic_rotf": (V.Rotate(17, Inter.BICUBIC), F),
+        "cubic_persp": (V.Perspective(*PTS_B, Inter.BICUBIC), B),
+        "area_rot": (V.Rotate(30, Inter.AREA), B), "linear_rot": (V.Rotate(30, Inter.BILINEAR), B),
     }
 
 
@@ -66,7 +72,8 @@ def main():
     IMG = rs.randint(0, 256, (7, 9, 3)).astype(np.uint8)
     G = rs.randint(0, 256, (7, 9)).astype(np.uint8)
     F = rs.rand(7, 9, 3).astype(np.float32)
-    out = {k: np.asarray(op(x)) for k, (op, x) in cases(V, T, IMG, G, F).items()}
+    B = np.random.RandomState(5).randint(0, 256, (16, 20, 3)).astype(np.uint8)
+    out = {k: np.asarray(op(x)) for k, (op, x) in cases(V, T, IMG, G, F, B).items()}
     pil = V.ToPIL()(IMG)  # FiveCrop and TenCrop take PIL images in MindSpore
     for k, op in {"five": V.FiveCrop(3), "ten": V.TenCrop((3, 4)),
                   "tenv": V.TenCrop(3, True)}.items():
@@ -79,7 +86,7 @@ def main():
         out[k + "_shapes"] = np.array([p.shape for p in patches])
     uniq = T.Unique()(np.array([[5, 3], [5, 1], [3, 3]]))  # MindSpore rejects 1-D input here
     out["uniq0"], out["uniq1"], out["uniq2"] = [np.asarray(i) for i in uniq]
-    np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, **out)
+    np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, B=B, **out)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 ``cv::warpPerspective``, the functions MindSpore calls).
 
 Source coordinates are quantised as OpenCV does: to whole pixels (rounded) for NEAREST, to
-1/32 pixel for BILINEAR, whose uint8 weights are then 15-bit fixed point. Taps outside the
-image read the fill colour (``BORDER_CONSTANT``).
+1/32 pixel for BILINEAR and BICUBIC (AREA warps as BILINEAR, as in OpenCV), whose uint8
+weights are then 15-bit fixed point. Taps outside the image read the fill colour
+(``BORDER_CONSTANT``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,37 @@ from ms_data.vision.enums import Inter
 
 _AB_BITS, _INTER_BITS = 10, 5
 _TAB = 1 << _INTER_BITS
+_SCALE = 1 << 15  # INTER_REMAP_COEF_SCALE
+
+
+def _cubic_1d(t: np.ndarray) -> np.ndarray:
+    """OpenCV's ``interpolateCubic`` (A = -0.75): 4 weights per fraction, in float32."""
+    a = np.float32(-0.75)
+    t = t.astype(np.float32)
+    c0 = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a
+    c1 = ((a + 2) * t - (a + 3)) * t * t + 1
+    c2 = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1
+    return np.stack([c0, c1, c2, 1 - c0 - c1 - c2], -1)
+
+
+def _cubic_table() -> tuple[np.ndarray, np.ndarray]:
+    """(32, 32, 4, 4) weights per (y, x) fraction: float32, and 15-bit ints summing to 1."""
+    w1 = _cubic_1d(np.arange(_TAB) / np.float32(_TAB))
+    tab = (w1[:, None, :, None] * w1[None, :, None, :]).astype(np.float32)
+    itab = np.rint(tab.astype(np.float64) * _SCALE).astype(np.int64)
+    flat = itab.reshape(_TAB, _TAB, 16)
+    for i in range(_TAB):
+        for j in range(_TAB):
+            diff = int(flat[i, j].sum()) - _SCALE
+            if diff:  # OpenCV moves the rounding error onto the smallest or largest of 4 taps
+                centre = [10, 11, 14, 15]  # OpenCV scans taps (2..3, 2..3)
+                vals = flat[i, j, centre]
+                k = centre[int(np.argmin(vals))] if diff > 0 else centre[int(np.argmax(vals))]
+                flat[i, j, k] -= diff
+    return tab, itab
+
+
+_CUBIC = None
 
 
 def invert_affine(m: np.ndarray) -> np.ndarray:
@@ -63,6 +95,8 @@ def _sample(img: np.ndarray, sx, sy, fx, fy, mode: Inter, fill) -> np.ndarray:
 
     if mode == Inter.NEAREST:
         return taps(0, 0).astype(img.dtype)
+    if mode == Inter.BICUBIC:
+        return _sample_cubic(img, taps, fx, fy)
     wx1, wy1 = fx / _TAB, fy / _TAB
     weights = ((1 - wx1) * (1 - wy1), wx1 * (1 - wy1), (1 - wx1) * wy1, wx1 * wy1)
     corners = [taps(dx, dy) for dx, dy in ((0, 0), (1, 0), (0, 1), (1, 1))]
@@ -78,11 +112,32 @@ def _sample(img: np.ndarray, sx, sy, fx, fy, mode: Inter, fill) -> np.ndarray:
     return out.astype(img.dtype)
 
 
+def _sample_cubic(img, taps, fx, fy):
+    global _CUBIC
+    if _CUBIC is None:
+        _CUBIC = _cubic_table()
+    tab, itab = _CUBIC
+    weights = (itab if img.dtype == np.uint8 else tab)[fy, fx]  # (oh, ow, 4, 4)
+    acc = 0
+    for dy in range(4):
+        for dx in range(4):
+            px = taps(dx - 1, dy - 1)
+            wt = weights[..., dy, dx][..., None]
+            acc = acc + (wt * px.astype(np.int64) if img.dtype == np.uint8
+                         else wt.astype(np.float32) * px.astype(np.float32))
+    if img.dtype == np.uint8:
+        return np.clip((acc + (1 << 14)) >> 15, 0, 255).astype(np.uint8)
+    if img.dtype.kind in "iu":
+        info = np.iinfo(img.dtype)
+        acc = np.clip(np.rint(acc), info.min, info.max)
+    return acc.astype(img.dtype)
+
+
 def warp_nhwc(x: np.ndarray, matrices, out_hw, mode: Inter, fill, perspective=False):
     """Warp each image of (N, H, W, C) by its forward matrix (2x3 affine or 3x3 perspective)
     into an ``out_hw`` canvas."""
-    if mode not in (Inter.NEAREST, Inter.BILINEAR):
-        mode = Inter.BILINEAR
+    if mode not in (Inter.NEAREST, Inter.BILINEAR, Inter.BICUBIC):
+        mode = Inter.BILINEAR  # OpenCV warps INTER_AREA as INTER_LINEAR
     nearest = mode == Inter.NEAREST
     oh, ow = out_hw
     out = np.empty((x.shape[0], oh, ow, x.shape[3]), dtype=x.dtype)
