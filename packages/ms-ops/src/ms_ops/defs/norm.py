@@ -4,8 +4,8 @@ Built from Abs, Pow, Sqrt and reductions, so gradients come from those rules. In
 inputs are normed in float32, as MindSpore does. ``ord`` follows MindSpore/PyTorch: on a
 vector (``dim`` an int, or a 1-D input) any p-norm, ``inf``/``-inf`` and ``0``; on a
 matrix (``dim`` a pair, or a 2-D input with an ``ord``) ``"fro"``, ``1``/``-1`` (column
-sums) and ``inf``/``-inf`` (row sums). The spectral and nuclear norms (``2``, ``-2``,
-``"nuc"``) need singular values, which microspore has no operator for yet: they raise.
+sums), ``inf``/``-inf`` (row sums), and from the singular values (the Svd operator) the
+spectral norms ``2``/``-2`` and the nuclear norm ``"nuc"``.
 """
 
 from __future__ import annotations
@@ -50,8 +50,15 @@ def _matrix(x, ord, dims, keepdim):
     if ord not in _MATRIX_ORDS:
         raise ValueError(f"norm: a matrix norm's ord must be one of {_MATRIX_ORDS}, got {ord!r}")
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"norm: ord={ord!r} needs singular values, which microspore "
-                                  "cannot compute yet; use 'fro', 1, -1, inf or -inf")
+        from ms_ops.defs.array_compose import movedim
+        from ms_ops.defs.linalg_decomp import Svd
+
+        s = Svd(movedim(x, tuple(dims), (-2, -1)))[0]
+        out = {"nuc": ReduceSum, 2: ReduceMax, -2: ReduceMin}[ord](s, (-1,))
+        if keepdim:
+            for d in sorted(dims):
+                out = array.ExpandDims(out, d)
+        return out
     if ord == "fro":
         return math_unary.Sqrt(ReduceSum(Pow(x, 2), dims, keep_dims=keepdim))
     row, col = dims
