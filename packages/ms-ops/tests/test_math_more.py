@@ -122,3 +122,15 @@ def test_aliases_and_class_forms():
     _eq(ops.deepcopy(x), X)
     with pytest.raises(TypeError, match="CeLU: takes at most 1 arguments"):
         ops.CeLU(1.0, 2.0)
+
+
+def test_sinc_xlogy_xdivy():
+    x = np.array([-1.5, 0.0, 0.5, 2.0], np.float32)
+    y = np.array([2.0, 3.0, 0.0, 0.5], np.float32)
+    _eq(ops.sinc(Tensor(x)), np.sinc(x), float32)
+    _eq(ops.sinc(Tensor(np.array([0, 1, 2], np.int32))), np.sinc([0, 1, 2]), float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _eq(ops.xlogy(Tensor(x), Tensor(y)), np.where(x == 0, 0, x * np.log(y)))
+        _eq(ops.xdivy(Tensor(x), Tensor(y)), np.where(x == 0, 0, x / y))
+    g = grad(lambda t: ops.sinc(t).sum())(Tensor(np.array([0.0, 0.5], np.float32)))
+    _eq(g, [0.0, (np.cos(np.pi / 2) - np.sinc(0.5)) / 0.5])

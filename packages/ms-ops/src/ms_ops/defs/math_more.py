@@ -1,6 +1,7 @@
 """Elementwise operators MindSpore spells in its own way: truncating division and
-remainder, the NaN-safe ``DivNoNan``/``MulNoNan``, ``RealDiv`` (which keeps integers
-integral), round-half-even ``Rint``, bit shifts, ``NextAfter``, ``PopulationCount``; and
+remainder, the NaN-safe ``DivNoNan``/``MulNoNan``/``Xlogy``/``Xdivy``, ``RealDiv`` (which
+keeps integers integral), round-half-even ``Rint``, bit shifts, ``NextAfter``,
+``PopulationCount``, ``Sinc``; and
 the old ``tensor_*`` names and class forms (``Hypot``, ``CeLU``...) of existing functions.
 
 Integer division by zero gives the dtype's lowest value, as MindSpore's CPU kernels do
@@ -27,6 +28,7 @@ from ms_ops.defs.arithmetic import (
     _integral,
 )
 from ms_ops.defs.array_create import OnesLike, Range
+from ms_ops.defs.array_reorder import Select
 from ms_ops.infer import elementwise
 from ms_ops.opdef import FLOATS, INTS, NUMBERS, Arg, OpDef, functional
 from ms_tensor import dtype as mstype
@@ -356,3 +358,68 @@ Invert = primitive_class("Invert", math_extra.invert)
 CeLU = primitive_class("CeLU", activation_extra.celu, ("alpha",))
 SeLU = primitive_class("SeLU", activation_extra.selu)
 LerpScalar = primitive_class("LerpScalar", lambda start, end, weight: Lerp(start, end, weight))
+
+
+Sinc = OpDef("Sinc", (Arg("input"),), infer=elementwise(NUMBERS, names=("input",)),
+             promote="float", functional="sinc", methods="sinc",
+             doc="sin(pi x) / (pi x), and 1 at x = 0 (integers give float32).")
+
+
+@Sinc.kernel("CPU", dtypes=FLOATS)
+def sinc_cpu(x):
+    return np.sinc(x).astype(x.dtype, copy=False)
+
+
+@Sinc.bprop
+def sinc_bprop(x, out, dout):
+    # (cos(pi x) - sinc(x)) / x, whose limit at 0 is 0
+    at_zero = comparison.Equal(x, 0.0)
+    safe = Select(at_zero, 1.0, x)
+    slope = Div(Sub(math_unary.Cos(Mul(safe, np.pi)), out), safe)
+    return (Mul(dout, Select(at_zero, 0.0, slope)),)
+
+
+@Sinc.samples
+def _sinc(rng):
+    yield (rng.standard_normal((2, 3)) * 2,), {}
+
+
+def _x_weighted(name: str, np_fn, doc: str, fn_name: str) -> OpDef:
+    op = OpDef(name, _XY, infer=elementwise(FLOATS), promote="float", functional=fn_name,
+               methods=fn_name, doc=doc)
+
+    @op.kernel("CPU", dtypes=FLOATS)
+    def cpu(x, y):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(x == 0, np.zeros((), np.result_type(x, y)), np_fn(x, y))
+
+    op.samples(_positive_pairs)
+    return op
+
+
+def _positive_pairs(rng):
+    yield (rng.standard_normal((2, 3)), rng.random((2, 3)) + 0.5), {}
+    yield (rng.standard_normal((2, 1, 3)), rng.random((4, 1)) + 0.5), {}
+
+
+Xlogy = _x_weighted("Xlogy", lambda x, y: x * np.log(y), "x * log(y), and 0 where x is 0.",
+                    "xlogy")
+Xdivy = _x_weighted("Xdivy", lambda x, y: x / y, "x / y, and 0 where x is 0.", "xdivy")
+
+
+@Xlogy.bprop
+def xlogy_bprop(x, y, out, dout):
+    nonzero = comparison.NotEqual(x, 0.0)
+    dx = Select(nonzero, math_unary.Log(y), 0.0)
+    dy = Select(nonzero, Div(x, y), 0.0)
+    return (grad_for(x, sum_to(Mul(dout, dx), shape_of(x))),
+            grad_for(y, sum_to(Mul(dout, dy), shape_of(y))))
+
+
+@Xdivy.bprop
+def xdivy_bprop(x, y, out, dout):
+    nonzero = comparison.NotEqual(x, 0.0)
+    dx = Select(nonzero, Div(1.0, y), 0.0)
+    dy = Select(nonzero, Neg(Div(x, Mul(y, y))), 0.0)
+    return (grad_for(x, sum_to(Mul(dout, dx), shape_of(x))),
+            grad_for(y, sum_to(Mul(dout, dy), shape_of(y))))
