@@ -71,6 +71,13 @@ def main(case_path, out_path):
     ModifiedReLU._backward_hook = relu_hook
     for cls in (Gradient, Deconvolution, GuidedBackprop):
         out[cls.__name__] = cls(net)(x, targets).asnumpy()
+    # The same in GRAPH_MODE, on a fresh network (XAI 1.8.1's GradCAM fails there on
+    # MindSpore 2.10: "Conv2d object has no attribute '_original_construct'").
+    ms.set_context(mode=ms.GRAPH_MODE)
+    graph_net = _lenet(ms, nn, weights)
+    for cls in (Gradient, Deconvolution, GuidedBackprop):
+        out[f"graph:{cls.__name__}"] = cls(graph_net)(x, targets).asnumpy()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
 
     def float_resize(inputs, size, mode):
         # XAI rounds through 8-bit PIL images; the float resize is what is compared.

@@ -95,6 +95,24 @@ def test_gradcam_matches(results):
            rtol=1e-3, atol=1e-5)
 
 
+def test_graph_mode_matches(results):
+    """GRAPH_MODE on both sides (a fresh network each): the backprop explainers against
+    XAI's own GRAPH_MODE run; GradCAM, which XAI 1.8.1 cannot run in GRAPH_MODE on
+    MindSpore 2.10, against its PyNative map."""
+    from ms_tensor.context import GRAPH_MODE, PYNATIVE_MODE, set_context
+
+    case, _, theirs = results
+    set_context(mode=GRAPH_MODE)
+    try:
+        net = load_weights(LeNet5(), {k[2:]: v for k, v in case.items() if k.startswith("w:")})
+        for cls in (Gradient, Deconvolution, GuidedBackprop):
+            _close(cls(net)(case["x"], case["targets"]), theirs[f"graph:{cls.__name__}"])
+        _close(GradCAM(net, layer="conv2")(case["x"], case["targets"]), theirs["GradCAM"],
+               rtol=1e-3, atol=1e-5)
+    finally:
+        set_context(mode=PYNATIVE_MODE)
+
+
 def test_occlusion_matches(results):
     case, net, theirs = results
     _close(Occlusion(net, nn.Softmax())(case["x"][:1], int(case["targets"][0])),
