@@ -160,3 +160,26 @@ def test_unfused_operators_run_their_registry_kernels():
     m = rng.integers(-3, 3, (2, 5)).astype(np.int32)
     for got, want in zip(plan.run([x, m]), ex.run([x, m])):
         np.testing.assert_array_equal(got, want)
+
+
+def test_thread_num_holds_for_ms_ops_kernels_during_a_run_only():
+    from ms_ops.kernels import threads
+    from ms_tensor.context import get_context
+
+    g = Graph([Value("x", (2, 5), "float32")], [Value("y", (2, 5), "float32")],
+              [Node("Sigmoid", ["x"], ["y"], {}, "sig")], {}, "one")
+    ex = Executor(g)
+    seen, kernel = [], ex.steps[0].kernel
+
+    def spy(*args, **kwargs):
+        seen.append(threads.num_threads())
+        return kernel(*args, **kwargs)
+
+    ex.steps[0].kernel = spy
+    before, setting = threads.num_threads(), get_context("runtime_num_threads")
+    x = np.zeros((2, 5), np.float32)
+    np.testing.assert_array_equal(Plan(ex, threads=3).run([x])[0], np.full((2, 5), 0.5))
+    Plan(ex, threads=0).run([x])
+    assert seen == [3, before]  # 0: the policy's count, untouched
+    assert threads.num_threads() == before
+    assert get_context("runtime_num_threads") == setting

@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-__all__ = ["backend", "matmul", "set_num_threads"]
+__all__ = ["backend", "matmul", "set_num_threads", "set_local_num_threads"]
 
 SMALL = 32 * 32 * 32  # m*n*k below this: numpy's call is cheaper than reaching MKL
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -85,6 +85,14 @@ def set_num_threads(n: int) -> None:
     lib = _state.get("lib")
     if lib is not None:
         lib.MKL_Set_Num_Threads(n)
+
+
+def set_local_num_threads(n: int) -> None:
+    """MKL's count for the calling thread only (0: back to the global count), where MKL is
+    loaded (``ms_ops.kernels.threads.scoped`` calls it)."""
+    lib = _state.get("lib")
+    if lib is not None:
+        lib.MKL_Set_Num_Threads_Local(n)
 
 
 def backend() -> str:

@@ -8,9 +8,12 @@ _TARGETS = ("cpu",)
 
 
 class CPUDeviceInfo:
-    """``context.cpu``: ``thread_num`` bounds the threads of ms-lite's own int8 kernels
-    (the fp32 kernels are ms-ops', which follow ``OMP_NUM_THREADS`` and the BLAS the
-    user configured: a library never sets those behind the user's back).
+    """``context.cpu``: ``thread_num`` (read when the model is built; 0: the kernels'
+    default) bounds the threads of ms-lite's own int8 and float32 kernels, and, for the
+    duration of each ``predict`` and on the calling thread only, ms-ops' kernels and MKL's
+    products (``ms_ops.kernels.threads.scoped``): ``set_context``, the environment and
+    other threads never see it. numpy's small products are OpenBLAS's, one thread at
+    those sizes.
     ``precision_mode`` is kept for MindSpore Lite's API: the kernels compute float32
     either way (an fp16 model's weights are widened once when it is built)."""
 

@@ -20,13 +20,34 @@ try:
 except ImportError:  # a source checkout without the built extension: registry kernels
     _f32 = None
 
-__all__ = ["VIEW_OPS", "fast_builder", "conv_pool_pairs"]
+__all__ = ["VIEW_OPS", "fast_builder", "conv_pool_pairs", "product", "uses_mkl"]
 
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "ExpandDims"})
 _ACT = {"NO_ACTIVATION": 0, "RELU": 1, "RELU6": 2}
 _CONV = ("Conv2DFusion", "Conv2D")
 _POOL = ("MaxPool", "AvgPool")
 _F32 = np.dtype(np.float32)
+
+
+# m*n*k from which OpenBLAS would start threads of its own (its GEMM_MULTITHREAD_THRESHOLD
+# times 65536): such products go to MKL where ms-ops has it, whose count ``thread_num``
+# governs; smaller ones stay numpy's (one thread, and the cheapest call).
+_LARGE = 4 * 65536
+
+
+def product(a, b, out):
+    """The call ``out = a @ b`` (2-D, C-contiguous float32)."""
+    from ms_ops import blas
+
+    if a.shape[0] * b.shape[1] * a.shape[1] >= _LARGE and blas.backend() != "numpy":
+        from ms_ops.kernels import _gemm
+
+        return partial(_gemm.gemm, a, False, b, False, out, 0.0)
+    return partial(np.dot, a, b, out=out)
+
+
+def uses_mkl(call) -> bool:
+    return getattr(call.func, "__name__", "") == "gemm"
 
 
 def _is_f32(spec) -> bool:
@@ -143,7 +164,7 @@ def _build_conv(s, ex, g, pool, threads, arrays):
             pooled.reshape(n * co, *pooled.shape[2:]), *pool_args)]
     prod = np.empty((co, p), np.float32)
     return [partial(_f32.im2col_wide, x, cols, g.kh, g.kw, g.dh, g.dw, g.oh, threads),
-            partial(np.dot, wm, cols, out=prod),
+            product(wm, cols, prod),
             partial(_f32.pool, prod.reshape(co, g.oh, width),
                     pooled.reshape(co, *pooled.shape[2:]), *pool_args)]
 
@@ -155,12 +176,12 @@ def _conv_calls(x, wm, cols, out, g, act, threads) -> list:
                      g.oh, g.ow, threads)]
     if n == 1:
         flat = out.reshape(co, p)
-        calls.append(partial(np.dot, wm, cols, out=flat))
+        calls.append(product(wm, cols, flat))
         if act:
             calls.append(partial(_f32.bias_act, flat, None, act))
     else:
         prod = np.empty((co, n * p), np.float32)
-        calls.append(partial(np.dot, wm, cols, out=prod))
+        calls.append(product(wm, cols, prod))
         calls.append(partial(_f32.unpack_act, prod.reshape(co, n, p), out.reshape(n, co, p),
                              act))
     return calls
@@ -191,8 +212,7 @@ def _build_dense(s, ex, arrays):
     if flat.shape[0] == 1:  # one row: BLAS's matrix-vector product (gemv)
         calls = [partial(np.dot, w, x.reshape(-1), out=flat.reshape(-1))]
     else:
-        calls = [partial(np.dot, x.reshape(-1, w.shape[1]), np.ascontiguousarray(w.T),
-                         out=flat)]
+        calls = [product(x.reshape(-1, w.shape[1]), np.ascontiguousarray(w.T), flat)]
     act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
     if b or act:
         calls.append(partial(_f32.bias_act, flat, ex.constants[b] if b else None, act))

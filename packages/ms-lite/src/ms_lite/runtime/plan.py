@@ -24,7 +24,8 @@ from functools import partial
 import numpy as np
 
 from ms_lite.runtime.executor import plan_arena
-from ms_lite.runtime.ops_f32 import VIEW_OPS, conv_pool_pairs, fast_builder
+from ms_lite.runtime.ops_f32 import VIEW_OPS, conv_pool_pairs, fast_builder, uses_mkl
+from ms_ops.kernels import threads as _threads
 
 __all__ = ["Plan"]
 
@@ -32,8 +33,11 @@ __all__ = ["Plan"]
 class Plan:
     """The calls of one prediction for an ``Executor`` (one set of input shapes).
 
-    ``threads`` is ``Context.cpu.thread_num`` (0: the kernels' default), given to every
-    kernel that takes a thread count.
+    ``threads`` is ``Context.cpu.thread_num`` (0: the kernels' default): ms-lite's own
+    kernels take it as an argument; ms-ops' kernels and MKL's products through ms-ops'
+    thread policy (``ms_ops.kernels.threads.scoped``, for the duration of each run).
+    numpy's own products (the small ones) are OpenBLAS's, single-threaded at those sizes
+    and otherwise as the user set OpenBLAS up.
     """
 
     def __init__(self, ex, threads: int = 0):
@@ -61,6 +65,10 @@ class Plan:
             else:
                 self.calls.append(_generic(s, arrays, ex.constants, threads))
         self.outputs = [arrays[v.name] for v in graph.outputs]
+        # ms-ops' kernels and MKL take ``threads`` from ms-ops' thread policy, scoped to
+        # each run (this thread only; set_context and the process are left alone)
+        registry_steps = len(steps) - len(self._views) - self.fast_steps
+        self._scoped = threads > 0 and (registry_steps > 0 or any(map(uses_mkl, self.calls)))
 
     def _allocate(self, ex, steps, builders, outputs, arrays) -> None:
         """Buffers of every step output: graph outputs their own, views of shape-only
@@ -103,8 +111,16 @@ class Plan:
         """Copies of the outputs for ``arrays`` (of the planned shapes and dtypes)."""
         for buf, a in zip(self.inputs, arrays):
             np.copyto(buf, a)
-        for call in self.calls:
-            call()
+        if self._scoped:
+            previous = _threads.scoped(self.threads)
+            try:
+                for call in self.calls:
+                    call()
+            finally:
+                _threads.scoped(previous)
+        else:
+            for call in self.calls:
+                call()
         return [o.copy() for o in self.outputs]
 
 

@@ -14,6 +14,11 @@ set ``runtime_num_threads``: OpenBLAS's workers keep spinning after every produc
 second OpenMP thread fights them (right after a product, two threads of MaxPool are
 slower than one). docs/benchmarks.md has the measurements.
 
+An embedding runtime scopes a count of its own to its calls with ``scoped(n)`` (ms-lite's
+``Context.cpu.thread_num``): it holds for the calling thread only, is returned to what it
+was when the runtime's call ends, and MKL follows it through its thread-local setting
+(``mkl_set_num_threads_local``); ``set_context`` and other threads never see it.
+
 Fork: libgomp's thread pool does not survive ``fork()`` (the child inherits a pool whose
 threads do not exist, and its first parallel region waits for them forever). A handler
 registered with ``os.register_at_fork`` releases the forking thread's pool just before
@@ -28,12 +33,14 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import threading
 
 from ms_tensor.context import get_context, on_change
 
-__all__ = ["num_threads", "kernel_threads", "openmp_runtime", "describe"]
+__all__ = ["num_threads", "kernel_threads", "scoped", "openmp_runtime", "describe"]
 
 _state = {"forked_unsafe": False}
+_local = threading.local()  # ``scoped``'s count for the calling thread (0: none)
 
 
 @functools.cache
@@ -50,14 +57,32 @@ def num_threads() -> int:
     """The thread count of a large parallel kernel (and of MKL)."""
     if _state["forked_unsafe"]:
         return 1
-    return get_context("runtime_num_threads") or _default_threads()
+    return getattr(_local, "n", 0) or get_context("runtime_num_threads") or _default_threads()
 
 
 def kernel_threads() -> int:
     """The thread count of a large memory-bound kernel (see the module's docstring)."""
-    if get_context("runtime_num_threads") or _blas_is_mkl():
+    if getattr(_local, "n", 0) or get_context("runtime_num_threads") or _blas_is_mkl():
         return num_threads()
     return 1
+
+
+def scoped(n: int) -> int:
+    """Make ``n`` (0: none) this thread's count, over ``set_context``'s; returns the count
+    it replaces, to be given back with ``scoped(previous)`` when the caller's work ends.
+
+    >>> previous = scoped(1)
+    >>> num_threads(), scoped(previous)
+    (1, 1)
+    """
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"scoped: a thread count must be an int >= 0, got {n!r}")
+    previous = getattr(_local, "n", 0)
+    _local.n = n
+    from ms_ops import blas
+
+    blas.set_local_num_threads(n)
+    return previous
 
 
 def _blas_is_mkl() -> bool:
