@@ -128,7 +128,9 @@ def test_sinc_xlogy_xdivy():
     x = np.array([-1.5, 0.0, 0.5, 2.0], np.float32)
     y = np.array([2.0, 3.0, 0.0, 0.5], np.float32)
     _eq(ops.sinc(Tensor(x)), np.sinc(x), float32)
-    _eq(ops.sinc(Tensor(np.array([0, 1, 2], np.int32))), np.sinc([0, 1, 2]), float32)
+    ints = ops.sinc(Tensor(np.array([0, 1, 2], np.int32)))
+    assert ints.dtype == float32
+    np.testing.assert_allclose(ints.asnumpy(), [1, 0, 0], atol=1e-7)
     with np.errstate(divide="ignore", invalid="ignore"):
         _eq(ops.xlogy(Tensor(x), Tensor(y)), np.where(x == 0, 0, x * np.log(y)))
         _eq(ops.xdivy(Tensor(x), Tensor(y)), np.where(x == 0, 0, x / y))
