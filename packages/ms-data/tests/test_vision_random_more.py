@@ -141,8 +141,8 @@ def test_box_transforms_move_the_boxes_with_the_pixels():
     img[3:9, 2:7] = 255  # box [x=2, y=3, w=5, h=6]
     boxes = np.array([[2, 3, 5, 6, 1]], np.float32)
     for op in (V.RandomHorizontalFlipWithBBox(1.0), V.RandomVerticalFlipWithBBox(1.0),
-               V.RandomCropWithBBox((14, 16)), V.ResizeWithBBox((40, 48), Inter.NEAREST)):
-        out, b = op(img, boxes)
+               V.RandomCropWithBBox((18, 20)), V.ResizeWithBBox((40, 48), Inter.NEAREST)):
+        out, b = op._both(img, boxes, gen())  # the (18, 20) crop always keeps part of the box
         x, y, w, h = (int(round(v)) for v in b[0, :4])
         assert (out[y:y + h, x:x + w] == 255).all() and out.sum() == 255 * w * h
         assert b[0, 4] == 1
@@ -218,3 +218,35 @@ def test_image_io_round_trip(tmp_path):
         V.encode_png(IMG.astype(np.float32))
     with pytest.raises(ValueError, match="read_file"):
         V.read_file(str(tmp_path / "missing"))
+
+
+# What MindSpore 2.10 returns for a PIL input (recorded): PIL for the transforms it runs in
+# Python, numpy for the rest.
+PIL_OUT = [V.Resize((4, 5)), V.RandomCrop(4), V.CenterCrop(4), V.Pad(1),
+           V.RandomHorizontalFlip(1.0), V.RandomVerticalFlip(1.0), V.Grayscale(),
+           V.RandomColorAdjust(0.5), V.AdjustBrightness(1.2), V.AdjustContrast(1.2),
+           V.AdjustSaturation(1.2), V.AdjustGamma(1.2), V.AdjustHue(0.1), V.RandomRotation(10),
+           V.RandomResizedCrop(4), V.AutoContrast(), V.Equalize(), V.Invert(),
+           V.RandomAffine(10), V.RandomPerspective(prob=1.0), V.RandomGrayscale(1.0),
+           V.RandomSharpness(), V.RandomColor(), V.RandomLighting(),
+           V.UniformAugment([V.Invert(), V.Equalize()])]
+NUMPY_OUT = [V.HorizontalFlip(), V.VerticalFlip(), V.Rotate(10), V.Posterize(3),
+             V.Solarize(100), V.GaussianBlur(3), V.Crop((0, 0), 3), V.AdjustSharpness(1.2),
+             V.RandomPosterize(3), V.RandomInvert(1.0), V.RandAugment(),
+             V.ResizedCrop(0, 0, 3, 3, 4), V.PadToSize((20, 20)), V.Erase(0, 0, 2, 2), V.ToTensor(),
+             V.HWC2CHW()]
+
+
+def test_pil_inputs_give_what_mindspore_gives():
+    from PIL import Image
+
+    pil = Image.fromarray(IMG)
+    for op in PIL_OUT:
+        out = op(pil)
+        assert isinstance(out, Image.Image), type(op).__name__
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(op._row(IMG, gen()))
+                                      if not op.is_random else np.asarray(out))
+    for op in NUMPY_OUT:
+        assert isinstance(op(pil), np.ndarray), type(op).__name__
+    assert V.Grayscale()(pil).mode == "L"
+    np.testing.assert_array_equal(np.asarray(V.Invert()(pil)), 255 - IMG)

@@ -47,3 +47,14 @@ def channels_match(op: str, name: str, values, channels: int) -> None:
     if len(values) != channels:
         raise ValueError(f"{op}: {name} has {len(values)} values but the image has "
                          f"{channels} channels")
+
+
+def pil_like(inp, out):
+    """``out`` as a PIL image when ``inp`` was one (MindSpore's Python path returns PIL images
+    for PIL inputs); numpy otherwise, and whenever PIL cannot hold ``out``."""
+    if (hasattr(inp, "getbands") and isinstance(out, np.ndarray) and out.dtype == np.uint8
+            and (out.ndim == 2 or (out.ndim == 3 and out.shape[2] in (3, 4)))):
+        from PIL import Image
+
+        return Image.fromarray(out)
+    return out

@@ -92,6 +92,8 @@ def _number(op: str, name: str, v, lo=None, hi=None) -> float:
 class AdjustBrightness(_ImageOp):
     """Multiply every pixel by ``brightness_factor`` (0 gives black, 1 the original)."""
 
+    keeps_pil = True
+
     def __init__(self, brightness_factor):
         self.brightness_factor = _number("AdjustBrightness", "brightness_factor",
                                          brightness_factor, 0)
@@ -103,6 +105,8 @@ class AdjustBrightness(_ImageOp):
 class AdjustContrast(_ImageOp):
     """Blend an RGB image with its mean gray level (0 gives a flat gray image)."""
 
+    keeps_pil = True
+
     def __init__(self, contrast_factor):
         self.contrast_factor = _number("AdjustContrast", "contrast_factor", contrast_factor, 0)
 
@@ -112,6 +116,8 @@ class AdjustContrast(_ImageOp):
 
 class AdjustSaturation(_ImageOp):
     """Blend an RGB image with its gray version (0 gives gray, 1 the original)."""
+
+    keeps_pil = True
 
     def __init__(self, saturation_factor):
         self.saturation_factor = _number("AdjustSaturation", "saturation_factor",
@@ -135,6 +141,8 @@ class AdjustSharpness(_ImageOp):
 class AdjustGamma(_ImageOp):
     """``out = 255.999 * gain * (in / 255) ** gamma`` truncated for uint8
     (``(gain * in) ** gamma`` clipped to [0, 1] for floats, as MindSpore computes it)."""
+
+    keeps_pil = True
 
     def __init__(self, gamma, gain=1):
         self.gamma = _number("AdjustGamma", "gamma", gamma, 0)

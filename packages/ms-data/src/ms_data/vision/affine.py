@@ -116,6 +116,8 @@ class RandomAffine(_ImageOp):
     """Affine with random parameters: ``degrees`` range, ``translate`` (max fractions, x then
     optionally y ranges), ``scale`` range and ``shear`` ranges, drawn per image."""
 
+    keeps_pil = True
+
     is_random = True
 
     def __init__(self, degrees, translate=None, scale=None, shear=None,
@@ -174,6 +176,8 @@ def _points(op: str, pts) -> np.ndarray:
 class Perspective(_ImageOp):
     """Warp so that the 4 ``start_points`` (x, y) land on ``end_points``."""
 
+    keeps_pil = True
+
     def __init__(self, start_points, end_points, interpolation=Inter.BILINEAR):
         self.start_points = _points("Perspective", start_points).tolist()
         self.end_points = _points("Perspective", end_points).tolist()
@@ -188,6 +192,8 @@ class Perspective(_ImageOp):
 class RandomPerspective(_ImageOp):
     """With probability ``prob``, move each corner inwards by up to ``distortion_scale`` of
     half the image and warp accordingly (torchvision's corner sampling)."""
+
+    keeps_pil = True
 
     is_random = True
 

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ms_data.transforms.base import TensorOperation, as_operation
+from ms_data.transforms.base import TensorOperation, as_operation, to_array
 from ms_data.vision import _checks
 from ms_data.vision.adjust import (
     brightness_nhwc,
@@ -193,9 +193,12 @@ class UniformAugment(TensorOperation):
                              f"got {num_ops!r}")
         self.num_ops = int(num_ops)
 
+    def __call__(self, *inputs):
+        return _checks.pil_like(inputs[0], super().__call__(*inputs))  # PIL in, PIL out
+
     def _row(self, x, rng):
         for i in rng.choice(len(self.transforms), self.num_ops, replace=False):
-            x = self.transforms[i](x)
+            x = to_array("UniformAugment", self.transforms[i](x))
         return x
 
 

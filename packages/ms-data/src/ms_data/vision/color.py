@@ -107,6 +107,8 @@ class Grayscale(_ImageOp):
     """RGB (H, W, 3) to gray with Pillow's luma weights: (H, W) for ``num_output_channels=1``,
     (H, W, 3) with the gray value repeated for 3. PIL images are accepted as well."""
 
+    keeps_pil = True
+
     def __init__(self, num_output_channels=1):
         if num_output_channels not in (1, 3):
             raise ValueError(f"Grayscale: num_output_channels must be 1 or 3, "

@@ -55,7 +55,17 @@ def pad_nhwc(op: str, x: np.ndarray, ltrb, fill=0, mode=Border.CONSTANT) -> np.n
 
 
 class _ImageOp(TensorOperation):
-    """An operation on (H, W) or (H, W, C) images whose batch form works on (N, H, W, C)."""
+    """An operation on (H, W) or (H, W, C) images whose batch form works on (N, H, W, C).
+
+    ``keeps_pil`` marks the operations MindSpore runs on PIL images and answers with PIL
+    images; the numbers are the numpy path's either way.
+    """
+
+    keeps_pil = False
+
+    def __call__(self, *inputs):
+        out = super().__call__(*inputs)
+        return _checks.pil_like(inputs[0], out) if self.keeps_pil else out
 
     def _row(self, x, rng):
         _checks.image(type(self).__name__, x)
@@ -72,6 +82,8 @@ class Pad(_ImageOp):
     """Pad by ``padding``: int (all sides), (left/right, top/bottom) or (left, top, right,
     bottom), with ``fill_value`` or the ``padding_mode`` border."""
 
+    keeps_pil = True
+
     def __init__(self, padding, fill_value=0, padding_mode=Border.CONSTANT):
         self.padding = _padding("Pad", padding)
         self.fill_value = _fill("Pad", fill_value)
@@ -83,6 +95,8 @@ class Pad(_ImageOp):
 
 class CenterCrop(_ImageOp):
     """Crop the centre ``size`` (an int for a square); a larger size pads with zeros around."""
+
+    keeps_pil = True
 
     def __init__(self, size):
         self.size = _checks.size_pair("CenterCrop", size)
@@ -100,6 +114,8 @@ class CenterCrop(_ImageOp):
 
 class RandomCrop(_ImageOp):
     """Crop ``size`` at a random place, after optional padding."""
+
+    keeps_pil = True
 
     is_random = True
 
@@ -148,9 +164,13 @@ class _RandomFlip(_ImageOp):
 class RandomHorizontalFlip(_RandomFlip):
     """Mirror left-right with probability ``prob``."""
 
+    keeps_pil = True
+
 
 class RandomVerticalFlip(_RandomFlip):
     """Mirror top-bottom with probability ``prob``."""
+
+    keeps_pil = True
 
     axis = 1
 
@@ -175,6 +195,8 @@ class VerticalFlip(_Flip):
 class RandomResizedCrop(_ImageOp):
     """Crop a random area fraction in ``scale`` with aspect ratio in ``ratio``, resized to
     ``size`` (Inception-style; falls back to a centre crop after ``max_attempts``)."""
+
+    keeps_pil = True
 
     is_random = True
 

@@ -72,6 +72,8 @@ def hue_nhwc(x: np.ndarray, shift) -> np.ndarray:
 class AdjustHue(_ImageOp):
     """Rotate the hue of an RGB uint8 image by ``hue_factor`` turns, in [-0.5, 0.5]."""
 
+    keeps_pil = True
+
     def __init__(self, hue_factor):
         if not isinstance(hue_factor, numbers.Real) or not -0.5 <= hue_factor <= 0.5:
             raise ValueError(f"AdjustHue: hue_factor must be in [-0.5, 0.5], got {hue_factor!r}")

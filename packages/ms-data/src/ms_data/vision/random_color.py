@@ -44,6 +44,8 @@ class RandomColorAdjust(_ImageOp):
     """Brightness, contrast, saturation and hue factors drawn per image (a number d means
     [max(0, 1 - d), 1 + d], or [-d, d] for hue), applied in a random order."""
 
+    keeps_pil = True
+
     is_random = True
 
     def __init__(self, brightness=(1, 1), contrast=(1, 1), saturation=(1, 1), hue=(0, 0)):
@@ -87,11 +89,15 @@ class _RandomFactor(_ImageOp):
 class RandomColor(_RandomFactor):
     """Blend with the gray image by a factor drawn from ``degrees`` (saturation)."""
 
+    keeps_pil = True
+
     fn = staticmethod(saturation_nhwc)
 
 
 class RandomSharpness(_RandomFactor):
     """Sharpen or blur by a factor drawn from ``degrees``."""
+
+    keeps_pil = True
 
     fn = staticmethod(sharpness_nhwc)
 
@@ -155,6 +161,8 @@ class RandomInvert(_WithProb):
 class RandomGrayscale(_WithProb):
     """Gray (repeated over the 3 channels, so the shape stays) with probability ``prob``."""
 
+    keeps_pil = True
+
     def __init__(self, prob=0.1):
         super().__init__(prob)
 
@@ -206,6 +214,8 @@ _EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140],
 class RandomLighting(_ImageOp):
     """AlexNet's PCA lighting noise: add ``eigvec @ (a * eigval)`` (a ~ N(0, ``alpha``) per
     image), in units of 255 for uint8 images."""
+
+    keeps_pil = True
 
     is_random = True
 

@@ -96,6 +96,9 @@ class Resize(TensorOperation):
             self.size = _checks.size_pair("Resize", size)
         self.interpolation = check_interpolation("Resize", interpolation)
 
+    def __call__(self, *inputs):
+        return _checks.pil_like(inputs[0], super().__call__(*inputs))  # PIL in, PIL out
+
     def _row(self, x, rng):
         _checks.image("Resize", x)
         return self.batch_call(x[None])[0]

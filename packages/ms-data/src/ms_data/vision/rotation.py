@@ -33,6 +33,8 @@ class RandomRotation(_ImageOp):
     pixels from outside the image get ``fill_value``.
     """
 
+    keeps_pil = True
+
     is_random = True
 
     def __init__(self, degrees, resample=Inter.NEAREST, expand=False, center=None,

@@ -70,6 +70,8 @@ class AutoContrast(_ImageOp):
     """Stretch each channel to [0, 255] after dropping ``cutoff`` percent of the darkest and
     lightest pixels; values in ``ignore`` are left out of the histogram."""
 
+    keeps_pil = True
+
     def __init__(self, cutoff=0.0, ignore=None):
         if not isinstance(cutoff, numbers.Real) or not 0 <= cutoff < 50:
             raise ValueError(f"AutoContrast: cutoff must be in [0, 50), got {cutoff!r}")
@@ -90,6 +92,8 @@ class AutoContrast(_ImageOp):
 class Equalize(_ImageOp):
     """Equalize each channel's histogram."""
 
+    keeps_pil = True
+
     def _nhwc(self, x, rng):
         uint8_only("Equalize", x)
         return _per_channel(x, equalize_table)
@@ -103,6 +107,8 @@ def invert(x: np.ndarray) -> np.ndarray:
 
 class Invert(_ImageOp):
     """``255 - pixel`` (uint8 or float images)."""
+
+    keeps_pil = True
 
     def _nhwc(self, x, rng):
         if x.dtype.kind not in "uf":
