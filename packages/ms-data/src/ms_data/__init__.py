@@ -36,6 +36,8 @@ _LAZY = {
     "Cifar100Dataset": "ms_data.sources.cifar100",
     "ImageFolderDataset": "ms_data.sources.image_folder",
     "CSVDataset": "ms_data.sources.csv",
+    "TextFileDataset": "ms_data.sources.text_file",
+    "Shuffle": "ms_data.sources.text_file",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
