@@ -250,3 +250,20 @@ def test_pil_inputs_give_what_mindspore_gives():
         assert isinstance(op(pil), np.ndarray), type(op).__name__
     assert V.Grayscale()(pil).mode == "L"
     np.testing.assert_array_equal(np.asarray(V.Invert()(pil)), 255 - IMG)
+
+
+def test_mixup_mixes_with_the_next_image_or_the_previous_batch():
+    x = RNG.integers(0, 256, (4, 3, 3, 3), dtype=np.uint8)
+    y = np.eye(4)
+    images, labels = V.MixUp(4, 0.5)(x, y)
+    lam = labels[np.arange(4), np.arange(4)]
+    np.testing.assert_allclose(labels[np.arange(4), (np.arange(4) + 1) % 4], 1 - lam)
+    np.testing.assert_allclose(images, lam[:, None, None, None] * x
+                               + (1 - lam[:, None, None, None]) * np.roll(x, -1, axis=0))
+    multi = V.MixUp(4, 0.5, is_single=False)
+    first, _ = multi(x, y)
+    np.testing.assert_array_equal(first, x)
+    _, second = multi(x[::-1], y[::-1])
+    np.testing.assert_allclose(second.sum(1), 1)
+    with pytest.raises(ValueError, match="MixUp: expected batches of 4 rows, got 3"):
+        V.MixUp(4, 0.5)(x[:3], y[:3])

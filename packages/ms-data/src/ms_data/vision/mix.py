@@ -56,14 +56,36 @@ class MixUpBatch(_BatchMix):
         return images, labels
 
 
-class MixUp(MixUpBatch):
-    """MixUpBatch for batches of ``batch_size`` (MindSpore's older Python transform)."""
+class MixUp(_BatchMix):
+    """MindSpore's older Python MixUp on batches of ``batch_size``: one ``lam ~ Beta(alpha,
+    alpha)`` per image; ``is_single`` mixes image i with image i + 1 of the same batch,
+    otherwise with the previous mixed batch (the first batch passes through). Outputs are
+    float64, as MindSpore's."""
 
     def __init__(self, batch_size, alpha, is_single=True):
-        super().__init__(alpha)
         if not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"MixUp: batch_size must be a positive int, got {batch_size!r}")
-        self.batch_size, self.is_single = int(batch_size), bool(is_single)
+        self.batch_size, self.alpha = int(batch_size), _alpha("MixUp", alpha)
+        self.is_single = bool(is_single)
+        self._previous = None
+
+    def _mix(self, x, y, rng):
+        if len(x) != self.batch_size:
+            raise ValueError(f"MixUp: expected batches of {self.batch_size} rows, got "
+                             f"{len(x)} (use drop_remainder=True in batch())")
+        lam = rng.beta(self.alpha, self.alpha, self.batch_size)
+        if self.is_single:
+            other_x, other_y = np.roll(x, -1, axis=0), np.roll(y, -1, axis=0)
+        elif self._previous is None:
+            lam, (other_x, other_y) = np.ones(self.batch_size), (x, y)
+        else:
+            other_x, other_y = self._previous
+        li = lam.reshape((-1,) + (1,) * (x.ndim - 1))
+        images = li * x + (1 - li) * other_x
+        labels = lam.reshape(-1, 1) * y + (1 - lam.reshape(-1, 1)) * other_y
+        if not self.is_single:
+            self._previous = (images, labels)
+        return images, labels
 
 
 class CutMixBatch(_BatchMix):
