@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from ms_nn.train.metrics.accuracy import Accuracy
 from ms_nn.train.metrics.confusion_matrix import ConfusionMatrix
+from ms_nn.train.metrics.confusion_matrix_metric import ConfusionMatrixMetric
 from ms_nn.train.metrics.loss import Loss
 from ms_nn.train.metrics.metric import Metric, rearrange_inputs
+from ms_nn.train.metrics.occlusion_sensitivity import OcclusionSensitivity
 from ms_nn.train.metrics.precision_recall import F1, Fbeta, Precision, Recall
 from ms_nn.train.metrics.regression import MAE, MSE
+from ms_nn.train.metrics.roc import ROC, auc
+from ms_nn.train.metrics.scores_more import BleuScore, CosineSimilarity, Dice, Perplexity
+from ms_nn.train.metrics.surface_distance import (
+    HausdorffDistance,
+    MeanSurfaceDistance,
+    RootMeanSquareDistance,
+)
 from ms_nn.train.metrics.topk import (
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
@@ -17,7 +26,9 @@ from ms_nn.train.metrics.topk import (
 __all__ = ["Metric", "rearrange_inputs", "Accuracy", "Precision", "Recall", "Fbeta", "F1",
            "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
            "Top5CategoricalAccuracy", "ConfusionMatrix", "MAE", "MSE", "names", "get_metric_fn",
-           "get_metrics"]
+           "get_metrics", "ConfusionMatrixMetric", "OcclusionSensitivity", "ROC", "auc",
+           "BleuScore", "CosineSimilarity", "Dice", "Perplexity", "HausdorffDistance",
+           "MeanSurfaceDistance", "RootMeanSquareDistance"]
 
 # The names Model(metrics={...}) accepts, as in MindSpore.
 _METRICS = {
@@ -31,6 +42,17 @@ _METRICS = {
     "mse": MSE,
     "top_1_accuracy": Top1CategoricalAccuracy,
     "top_5_accuracy": Top5CategoricalAccuracy,
+    "dice": Dice,
+    "roc": ROC,
+    "bleu_score": BleuScore,
+    "cosine_similarity": CosineSimilarity,
+    "confusion_matrix": ConfusionMatrix,
+    "perplexity": Perplexity,
+    "hausdorff_distance": HausdorffDistance,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "root_mean_square_distance": RootMeanSquareDistance,
+    "occlusion_sensitivity": OcclusionSensitivity,
+    "confusion_matrix_metric": ConfusionMatrixMetric,
 }
 
 
