@@ -183,3 +183,17 @@ def test_thread_num_holds_for_ms_ops_kernels_during_a_run_only():
     assert seen == [3, before]  # 0: the policy's count, untouched
     assert threads.num_threads() == before
     assert get_context("runtime_num_threads") == setting
+
+
+def test_kernels_refuse_arrays_they_cannot_write_or_read():
+    a = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError, match="bias_act: out must be a C-contiguous writable 2-d "
+                                         "float32 array"):
+        _f32.bias_act(a.astype(np.float64), None, 1)
+    ro = a.copy()
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        _f32.bias_act(ro, None, 1)
+    with pytest.raises(ValueError, match="pool: x must be a C-contiguous 3-d"):
+        _f32.pool(np.zeros((2, 4, 4), np.float32)[:, ::2], np.zeros((2, 1, 1), np.float32),
+                  2, 2, 2, 2, False, 0)

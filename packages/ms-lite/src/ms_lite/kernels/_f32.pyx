@@ -10,8 +10,26 @@ temporary arrays. ``threads`` > 1 splits the outer loop with OpenMP.
 Activations: 0 none, 1 ReLU, 2 ReLU6 (MindSpore Lite's ``activation_type``).
 """
 
+cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.string cimport memcpy, memset
+
+cnp.import_array()
+
+
+# Arrays come in as ndarrays, checked here (dtype, layout, rank; the sizes by each
+# kernel), not as typed memoryviews: a call is then ~0.1 us instead of ~0.4, and a
+# LeNet5 prediction makes a dozen of them.
+cdef float* _data(cnp.ndarray a, int ndim, bint write, str what) except NULL:
+    if a is None or cnp.PyArray_TYPE(a) != cnp.NPY_FLOAT32 or cnp.PyArray_NDIM(a) != ndim \
+            or not cnp.PyArray_IS_C_CONTIGUOUS(a) or (write and not cnp.PyArray_ISWRITEABLE(a)):
+        raise ValueError(f"{what} must be a C-contiguous{' writable' if write else ''} "
+                         f"{ndim}-d float32 array, got {None if a is None else ((<object>a).dtype, (<object>a).shape)}")
+    return <float*>cnp.PyArray_DATA(a)
+
+
+cdef inline Py_ssize_t _dim(cnp.ndarray a, int i) noexcept:
+    return cnp.PyArray_DIM(a, i)
 
 
 cdef inline float _act(float v, int act) noexcept nogil:
@@ -55,19 +73,19 @@ cdef void _col_row(const float* x, float* dst, Py_ssize_t H, Py_ssize_t W, int i
             memset(dst + oy * ow + hi, 0, (ow - hi) * sizeof(float))
 
 
-def im2col(const float[:, :, :, ::1] x, float[:, ::1] cols, int kh, int kw, int sh, int sw,
-           int dh, int dw, int pt, int pl, int oh, int ow, int threads=1):
+def im2col(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int sh, int sw, int dh, int dw,
+           int pt, int pl, int oh, int ow, int threads=1):
     """Rows ``0 .. C*kh*kw - 1`` of ``cols`` (``(>= C*kh*kw, N*oh*ow)``) become the columns
     of the images ``x`` (NCHW, zero padding): row ``(c*kh + i)*kw + j``, image ``n`` at
     columns ``n*oh*ow ..``. Rows past ``C*kh*kw`` are left alone (a row of ones there
     adds the bias in the product)."""
-    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
-    cdef Py_ssize_t P = oh * ow, ld = cols.shape[1], taps = kh * kw, rows = N * C * taps
+    cdef const float* xp = _data(x, 4, False, "im2col: x")
+    cdef float* cp = _data(cols, 2, True, "im2col: cols")
+    cdef Py_ssize_t N = _dim(x, 0), C = _dim(x, 1), H = _dim(x, 2), W = _dim(x, 3)
+    cdef Py_ssize_t P = oh * ow, ld = _dim(cols, 1), taps = kh * kw, rows = N * C * taps
     cdef Py_ssize_t r, n, c, t
-    if cols.shape[0] < C * taps or ld != N * P:
-        raise ValueError(f"im2col: cols {cols.shape[0]}x{ld} cannot hold {C * taps}x{N * P}")
-    cdef const float* xp = &x[0, 0, 0, 0]
-    cdef float* cp = &cols[0, 0]
+    if _dim(cols, 0) < C * taps or ld != N * P:
+        raise ValueError(f"im2col: cols {_dim(cols, 0)}x{ld} cannot hold {C * taps}x{N * P}")
     cdef int nt = threads if threads > 1 and rows * P >= 65536 else 1
     with nogil:
         for r in prange(rows, schedule="static", num_threads=nt):
@@ -78,20 +96,20 @@ def im2col(const float[:, :, :, ::1] x, float[:, ::1] cols, int kh, int kw, int 
                      t // kw, t % kw, sh, sw, dh, dw, pt, pl, oh, ow)
 
 
-def im2col_wide(const float[:, :, :, ::1] x, float[:, ::1] cols, int kh, int kw, int dh,
-                int dw, int oh, int threads=1):
+def im2col_wide(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int dh, int dw, int oh,
+                int threads=1):
     """The column matrix of an unpadded stride-1 convolution of one image computed on the
     full input width: row ``(c*kh + i)*kw + j`` is the contiguous run of ``oh*W`` values
     from ``x[0, c, i*dh, j*dw]`` (one copy per row, however narrow the image). Output
     columns ``ox >= ow`` of the product are then meaningless (they wrap into the next
     row) and the reader skips them; the few values past the plane's end are zeros."""
-    cdef Py_ssize_t C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef const float* xp = _data(x, 4, False, "im2col_wide: x")
+    cdef float* cp = _data(cols, 2, True, "im2col_wide: cols")
+    cdef Py_ssize_t C = _dim(x, 1), H = _dim(x, 2), W = _dim(x, 3)
     cdef Py_ssize_t taps = kh * kw, L = oh * W, r, c, t, start, n
-    if x.shape[0] != 1 or cols.shape[0] < C * taps or cols.shape[1] != L:
-        raise ValueError(f"im2col_wide: cols {cols.shape[0]}x{cols.shape[1]} cannot hold "
-                         f"{C * taps}x{L} for x of shape {x.shape}")
-    cdef const float* xp = &x[0, 0, 0, 0]
-    cdef float* cp = &cols[0, 0]
+    if _dim(x, 0) != 1 or _dim(cols, 0) < C * taps or _dim(cols, 1) != L or oh > H:
+        raise ValueError(f"im2col_wide: cols {_dim(cols, 0)}x{_dim(cols, 1)} cannot hold "
+                         f"{C * taps}x{L} for x of shape {(<object>x).shape}")
     cdef int nt = threads if threads > 1 and C * taps * L >= 65536 else 1
     with nogil:
         for r in prange(C * taps, schedule="static", num_threads=nt):
@@ -147,18 +165,18 @@ cdef void _max2x2(const float* x, float* o, Py_ssize_t W, Py_ssize_t oh, Py_ssiz
             o[oy * ow + ox] = _act(a, act)
 
 
-def pool(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh, int sw,
-         bint avg, int act, int threads=1):
+def pool(cnp.ndarray x, cnp.ndarray out, int kh, int kw, int sh, int sw, bint avg, int act,
+         int threads=1):
     """Unpadded ("VALID") max or average pooling of planes ``x`` (P, H, W) into ``out``
     (P, oh, ow), the activation applied to each result (max and both activations are
     monotone, so pooling first and activating the 4x smaller result is the same as
     MindSpore Lite's conv-activation-pool order)."""
-    cdef Py_ssize_t P = x.shape[0], H = x.shape[1], W = x.shape[2]
-    cdef Py_ssize_t oh = out.shape[1], ow = out.shape[2], p
-    if out.shape[0] != P or (oh - 1) * sh + kh > H or (ow - 1) * sw + kw > W:
-        raise ValueError(f"pool: windows of {out.shape} do not fit in {x.shape}")
-    cdef const float* xp = &x[0, 0, 0]
-    cdef float* op = &out[0, 0, 0]
+    cdef const float* xp = _data(x, 3, False, "pool: x")
+    cdef float* op = _data(out, 3, True, "pool: out")
+    cdef Py_ssize_t P = _dim(x, 0), H = _dim(x, 1), W = _dim(x, 2)
+    cdef Py_ssize_t oh = _dim(out, 1), ow = _dim(out, 2), p
+    if _dim(out, 0) != P or (oh - 1) * sh + kh > H or (ow - 1) * sw + kw > W:
+        raise ValueError(f"pool: windows of {(<object>out).shape} do not fit in {(<object>x).shape}")
     cdef bint two = kh == 2 and kw == 2 and sh == 2 and sw == 2 and not avg
     cdef int nt = threads if threads > 1 and P * H * W >= 65536 else 1
     with nogil:
@@ -170,13 +188,15 @@ def pool(const float[:, :, ::1] x, float[:, :, ::1] out, int kh, int kw, int sh,
                             avg, act)
 
 
-def bias_act(float[:, ::1] out, const float[::1] bias, int act):
+def bias_act(cnp.ndarray out, cnp.ndarray bias, int act):
     """``out = act(out + bias)`` in place, ``bias`` (or None) one value per column."""
-    cdef Py_ssize_t M = out.shape[0], N = out.shape[1], m, n
-    cdef float* op = &out[0, 0]
-    if bias is not None and bias.shape[0] != N:
-        raise ValueError(f"bias_act: bias of {bias.shape[0]} for {N} columns")
-    cdef const float* bp = NULL if bias is None else &bias[0]
+    cdef float* op = _data(out, 2, True, "bias_act: out")
+    cdef Py_ssize_t M = _dim(out, 0), N = _dim(out, 1), m, n
+    cdef const float* bp = NULL
+    if bias is not None:
+        bp = _data(bias, 1, False, "bias_act: bias")
+        if _dim(bias, 0) != N:
+            raise ValueError(f"bias_act: bias of {_dim(bias, 0)} for {N} columns")
     with nogil:
         for m in range(M):
             if bp != NULL:
@@ -187,19 +207,21 @@ def bias_act(float[:, ::1] out, const float[::1] bias, int act):
                     op[m * N + n] = _act(op[m * N + n], act)
 
 
-def unpack_act(const float[:, :, ::1] src, float[:, :, ::1] dst, int act):
+def unpack_act(cnp.ndarray src, cnp.ndarray dst, int act):
     """``dst[n, c] = act(src[c, n])``: a batched convolution's product ``(Cout, N, P)``
     as NCHW ``(N, Cout, P)``."""
-    cdef Py_ssize_t C = src.shape[0], N = src.shape[1], P = src.shape[2], c, n, k
-    if dst.shape[0] != N or dst.shape[1] != C or dst.shape[2] != P:
-        raise ValueError(f"unpack_act: {src.shape} cannot be unpacked into {dst.shape}")
+    cdef const float* sp = _data(src, 3, False, "unpack_act: src")
+    cdef float* dp = _data(dst, 3, True, "unpack_act: dst")
+    cdef Py_ssize_t C = _dim(src, 0), N = _dim(src, 1), P = _dim(src, 2), c, n, k
+    if _dim(dst, 0) != N or _dim(dst, 1) != C or _dim(dst, 2) != P:
+        raise ValueError(f"unpack_act: {(<object>src).shape} cannot be unpacked into {(<object>dst).shape}")
     cdef const float* s
     cdef float* d
     with nogil:
         for c in range(C):
             for n in range(N):
-                s = &src[c, n, 0]
-                d = &dst[n, c, 0]
+                s = sp + (c * N + n) * P
+                d = dp + (n * C + c) * P
                 if act:
                     for k in range(P):
                         d[k] = _act(s[k], act)

@@ -69,6 +69,8 @@ class Model:
         self._run = Plan(self._exec, self.context.cpu.thread_num)
         self._inputs = [Tensor(v.name, s.shape, s.dtype.np)
                         for v, s in zip(graph.inputs, self._exec.input_specs)]
+        for t, buf in zip(self._inputs, self._run.inputs):
+            t._buffer = buf
         self._outputs = [Tensor(v.name, s.shape, s.dtype.np)
                          for v, s in zip(graph.outputs, self._exec.output_specs)]
 

@@ -29,10 +29,11 @@ _POOL = ("MaxPool", "AvgPool")
 _F32 = np.dtype(np.float32)
 
 
-# m*n*k from which OpenBLAS would start threads of its own (its GEMM_MULTITHREAD_THRESHOLD
-# times 65536): such products go to MKL where ms-ops has it, whose count ``thread_num``
-# governs; smaller ones stay numpy's (one thread, and the cheapest call).
-_LARGE = 4 * 65536
+# m*n*k from which a product goes to MKL where ms-ops has it (its count follows
+# ``thread_num``, and threads pay at this size); smaller ones stay numpy's: the cheapest
+# call, and on LeNet5's 16x151x140 product MKL with two threads took 19 us against
+# numpy's 10 (docs/benchmarks.md).
+_LARGE = 1 << 22
 
 
 def product(a, b, out):

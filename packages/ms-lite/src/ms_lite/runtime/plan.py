@@ -110,7 +110,8 @@ class Plan:
     def run(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Copies of the outputs for ``arrays`` (of the planned shapes and dtypes)."""
         for buf, a in zip(self.inputs, arrays):
-            np.copyto(buf, a)
+            if a is not buf:  # a model's own input tensors hold their data in ``buf``
+                np.copyto(buf, a)
         if self._scoped:
             previous = _threads.scoped(self.threads)
             try:

@@ -44,6 +44,7 @@ class Tensor:
         self._shape = tuple(shape)
         self._dtype = np.dtype(dtype)
         self._array: np.ndarray | None = None
+        self._buffer: np.ndarray | None = None  # a model input's planned buffer
         self.format = Format.NCHW if len(self._shape) == 4 else Format.DEFAULT
 
     @property
@@ -75,7 +76,11 @@ class Tensor:
         if a.shape != self._shape:
             raise ValueError(f"tensor {self.name!r}: data has shape {a.shape}, expected "
                              f"{self._shape} (call Model.resize to change it)")
-        self._array = np.array(a, order="C")
+        if self._buffer is not None:  # the model reads it from there: no second copy
+            np.copyto(self._buffer, a)
+            self._array = self._buffer
+        else:
+            self._array = np.array(a, order="C")
 
     def get_data_to_numpy(self) -> np.ndarray:
         """A copy of the data (later predictions do not change it)."""
