@@ -71,6 +71,8 @@ def main(case_path, out_path):
     ModifiedReLU._backward_hook = relu_hook
     for cls in (Gradient, Deconvolution, GuidedBackprop):
         out[cls.__name__] = cls(net)(x, targets).asnumpy()
+    pictures = Gradient(net)(x, targets, ret="image", show=False)
+    out["image:Gradient"] = np.stack([np.asarray(row[0]) for row in pictures])
     # The same in GRAPH_MODE, on a fresh network (XAI 1.8.1's GradCAM fails there on
     # MindSpore 2.10: "Conv2d object has no attribute '_original_construct'").
     ms.set_context(mode=ms.GRAPH_MODE)

@@ -137,8 +137,10 @@ def test_bad_calls_are_clear_errors(lenet):
         Gradient(lenet)(x, [1.5, 2.0])
     with pytest.raises(ValueError, match="perturbation_per_eval must be a positive int"):
         Occlusion(lenet, nn.Softmax(), perturbation_per_eval=0)
-    with pytest.raises(ValueError, match="ret='image' is not supported"):
-        Gradient(lenet)(x, 1, ret="image")
+    with pytest.raises(ValueError, match="Gradient: ret must be 'tensor' or 'image'"):
+        Gradient(lenet)(x, 1, ret="picture")
+    with pytest.raises(TypeError, match="GradCAM: show must be None or a bool"):
+        GradCAM(lenet, "conv2")(x, 1, show="yes")
 
 
 @pytest.mark.parametrize("which", ["lenet", "small_cnn"])

@@ -95,6 +95,15 @@ def test_gradcam_matches(results):
            rtol=1e-3, atol=1e-5)
 
 
+def test_ret_image_gives_xais_pictures(results):
+    case, net, theirs = results
+    pictures = Gradient(net)(case["x"], case["targets"], ret="image", show=False)
+    ours = np.stack([np.asarray(row[0]) for row in pictures])
+    assert ours.shape == theirs["image:Gradient"].shape == (2, 32, 32, 3)
+    diff = np.abs(ours.astype(int) - theirs["image:Gradient"])
+    assert diff.max() <= 1 and (diff == 0).mean() > 0.99  # float32 rounding at most
+
+
 def test_graph_mode_matches(results):
     """GRAPH_MODE on both sides (a fresh network each): the backprop explainers against
     XAI's own GRAPH_MODE run; GradCAM, which XAI 1.8.1 cannot run in GRAPH_MODE on

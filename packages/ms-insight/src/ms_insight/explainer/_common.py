@@ -148,13 +148,10 @@ class Attribution:
         return type(self).__name__
 
     def _check_call(self, inputs, targets, ret, show, allow_2d=False):
+        from ms_insight.explainer.images import check_ret_show
+
         who = type(self).__name__
-        if ret != "tensor":
-            raise ValueError(f"{who}: ret={ret!r} is not supported; saliency comes back as a "
-                             "Tensor (ret='tensor')")
-        if show:
-            raise ValueError(f"{who}: show=True is not supported (no notebook display); "
-                             "render the returned saliency yourself")
+        check_ret_show(who, ret, show)
         x = as_inputs(inputs, who)
         if self._num_classes is None:
             out = self._network(to_tensor(x[:1])).asnumpy()

@@ -12,6 +12,7 @@ import numpy as np
 import ms_autodiff as ad
 from ms_autodiff import call_with_bprop
 from ms_insight.explainer._common import Attribution, abs_max, in_mode, to_tensor
+from ms_insight.explainer.images import finish
 from ms_ops import functional as F
 
 __all__ = ["Gradient", "Deconvolution", "GuidedBackprop", "input_gradient"]
@@ -48,7 +49,7 @@ class Gradient(Attribution):
 
     def __call__(self, inputs, targets, ret="tensor", show=None):
         x, t = self._check_call(inputs, targets, ret, show)
-        return to_tensor(abs_max(self._gradient(x, t)))
+        return finish(abs_max(self._gradient(x, t)), ret, show)
 
     def _gradient(self, x, t):
         return input_gradient(self._network, x, t)

@@ -12,6 +12,7 @@ from ms_insight.explainer._common import (
     resize_bilinear,
     to_tensor,
 )
+from ms_insight.explainer.images import finish
 from ms_ops import functional as F
 
 __all__ = ["GradCAM", "find_layer"]
@@ -59,7 +60,7 @@ class GradCAM(Attribution):
         act, grad = self._activation_and_gradient(x, t)
         weights = grad.mean(axis=(2, 3), keepdims=True)
         cam = np.maximum((weights * act).sum(axis=1, keepdims=True), 0)
-        return to_tensor(resize_bilinear(cam, x.shape[2:]))
+        return finish(resize_bilinear(cam, x.shape[2:]), ret, show)
 
     def _activation_and_gradient(self, x, t):
         if self._cell is None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_insight.explainer._common import Attribution, abs_max, forward_probs, to_tensor
+from ms_insight.explainer._common import Attribution, abs_max, forward_probs
+from ms_insight.explainer.images import finish
 
 __all__ = ["Occlusion", "occlusion_windows"]
 
@@ -74,4 +75,4 @@ class Occlusion(Attribution):
             probs = forward_probs(self._network, self._activation_fn, occluded, self._per_eval)
             drop = base[i, t[i]] - probs[:, t[i]]
             total[i, 0] = np.tensordot(drop, masks, axes=1) / (1.0 + masks.sum(axis=0))
-        return to_tensor(abs_max(total))
+        return finish(abs_max(total), ret, show)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_insight.explainer._common import Attribution, resize_bilinear, to_tensor
+from ms_insight.explainer.images import finish
 
 __all__ = ["RISE", "RISEPlus"]
 
@@ -82,7 +83,7 @@ class RISE(Attribution):
                 weights = self._weights(x[i], masks * x[i][None])[:, t2[i]]
                 out[i] += np.tensordot(weights, masks[:, 0], axes=(0, 0))
                 done += count
-        return to_tensor(out / self._num_masks)
+        return finish(out / self._num_masks, ret, show)
 
     def _begin_sample(self, sample):
         """Per-sample set-up (RISEPlus scores the sample's bounds)."""
