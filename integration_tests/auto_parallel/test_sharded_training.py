@@ -4,6 +4,7 @@ with optimizer parallel; random redistributions rebuild the right slices
 (redistribute_ranks.py)."""
 
 import pathlib
+import re
 
 import pytest
 
@@ -29,6 +30,22 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     assert len(lines) == 3
     for _, _, _, sharded, _, single in lines:
         assert sharded == single
+    assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
+
+
+@pytest.mark.parametrize("ranks, extra", [
+    (2, ("--optimizer", "momentum")),
+    (2, ("--optimizer", "adam", "--parallel-optimizer")),
+    (4, ("--optimizer", "adamw", "--parallel-optimizer")),
+])
+def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
+    """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,
+    enable_parallel_optimizer=...) and Model.train, each rank on its dataset shard."""
+    script = SCRIPT.with_name("train_model.py")
+    proc = run_ranks(ranks, script, "--steps", 3, *extra, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # ranks' lines may run together in the forwarded output
+    assert sorted(re.findall(r"step (\d) sharded", proc.stdout)) == ["0", "1", "2"]
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
 
 

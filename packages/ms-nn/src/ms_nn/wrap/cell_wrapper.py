@@ -77,6 +77,7 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
         self.grad_reducer = _grad_reducer(self.weights)
+        self._parallel_step = _parallel_step(network, optimizer, self.sens)
         self._value_and_grad = value_and_grad(network, grad_position=None, weights=self.weights)
         self._scaled_value_and_grad = value_and_grad(self._scaled_loss, grad_position=None,
                                                      weights=self.weights, has_aux=True)
@@ -100,6 +101,9 @@ class TrainOneStepCell(Cell):
         return loss, grads
 
     def construct(self, *inputs):
+        if self._parallel_step is not None:  # semi-auto / auto parallel: sharded step
+            loss, grads = self._parallel_step(*inputs)
+            return (loss, grads) if self.return_grad else loss
         # A reducer may start reducing gradients while the backward pass still runs
         overlap = getattr(self.grad_reducer, "overlapping", None)
         with overlap() if overlap is not None else nullcontext():
@@ -113,6 +117,15 @@ class TrainOneStepCell(Cell):
 
 def _identity(grads):
     return grads
+
+
+def _parallel_step(network, optimizer, sens):
+    """The sharded training step of SEMI_AUTO_PARALLEL / AUTO_PARALLEL, or None: a package
+    above ms-nn (ms-parallel) registers its factory as ``("train_hook", "parallel_step")``."""
+    from ms_tensor import registry
+
+    make = registry.load().lookup("train_hook", "parallel_step")
+    return None if make is None else make(network, optimizer, sens)
 
 
 def _grad_reducer(weights):

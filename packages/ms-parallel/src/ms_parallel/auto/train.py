@@ -1,0 +1,184 @@
+"""What ms-nn's ``TrainOneStepCell`` (and so ``Model.train``) runs in SEMI_AUTO_PARALLEL and
+AUTO_PARALLEL, found through the registry entry ``("train_hook", "parallel_step")``.
+
+On its first call the step captures the network on the global batch, plans it with the
+context's settings (``plan_from_context``) and then, as MindSpore does after compiling,
+slices the network's own Parameters in place: each rank keeps its slice, and the
+optimizer's state (moments, accumulators: any Parameter tuple aligned with its Parameters)
+is sliced alike. Every step then runs the sharded forward and backward (``ShardedNet``),
+sums each slice's gradient over the ranks holding the same slice and calls the user's
+optimizer on the slices. An elementwise update of a slice is the slice of the full update,
+so the losses equal a single process's.
+
+``enable_parallel_optimizer`` (ZeRO-1): where ``r`` ranks hold the same slice, the gradient
+is reduce-scattered instead of all-reduced, each rank's optimizer updates (and keeps the
+state of) only its ``1/r`` flat part, and the parts are all-gathered back into the slice.
+
+Without ``full_batch`` each rank's inputs are its part of the global batch (rank order, as
+a dataset with ``num_shards``/``shard_id`` gives them) and are gathered first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_parallel.context import get_auto_parallel_context as _get
+from ms_tensor import Tensor
+
+__all__ = ["parallel_step_for", "ParallelTrainStep"]
+
+# Optimizers whose update is elementwise per Parameter: a slice's update is the update's
+# slice. (LAMB or LARS, which take norms of whole Parameters, are not.)
+ELEMENTWISE = frozenset({"Momentum", "SGD", "Adam", "AdamW", "AdamWeightDecay", "Adagrad",
+                         "RMSProp", "Adadelta", "Adamax", "FTRL", "ProximalAdagrad"})
+
+
+def parallel_step_for(network, optimizer, sens=1.0):
+    """The sharded training step for ``TrainOneStepCell``, or None outside the
+    SEMI_AUTO_PARALLEL / AUTO_PARALLEL modes."""
+    if _get("parallel_mode") not in ("semi_auto_parallel", "auto_parallel"):
+        return None
+    if _get("pipeline_stages") > 1:
+        raise ValueError(f"TrainOneStepCell: pipeline_stages={_get('pipeline_stages')} with "
+                         f"{_get('parallel_mode')}: wrap the network in nn.PipelineCell "
+                         "(ms_parallel.auto.pipeline) to train pipeline stages; the sharded "
+                         "step runs one stage")
+    kind = type(optimizer).__name__
+    if kind not in ELEMENTWISE:
+        raise ValueError(f"TrainOneStepCell in {_get('parallel_mode')}: optimizer {kind} is not "
+                         f"elementwise (supported: {sorted(ELEMENTWISE)}); its update of a "
+                         "Parameter slice would not be the slice of its update")
+    if not isinstance(sens, (int, float)):
+        raise ValueError(f"TrainOneStepCell in {_get('parallel_mode')}: sens must be a "
+                         f"number, got {type(sens).__name__}")
+    return ParallelTrainStep(network, optimizer, float(sens),
+                             bool(_get("enable_parallel_optimizer")))
+
+
+class ParallelTrainStep:
+    """``step(*inputs) -> (loss, gradients of the slices)``; see the module doc."""
+
+    def __init__(self, network, optimizer, sens: float = 1.0, parallel_optimizer=False):
+        self.network = network
+        self.optimizer = optimizer
+        self.sens = sens
+        self.parallel_optimizer = parallel_optimizer
+        self.sharded = None
+        self._split: dict[str, tuple] = {}  # name -> (group ranks, part size, slice shape)
+
+    def __call__(self, *inputs):
+        from ms_autodiff import value_and_grad
+
+        inputs = self._global(inputs)
+        if self.sharded is None:
+            self._setup(inputs)
+        weights = list(self.optimizer.parameters)
+        n = float(self.sharded.n)
+
+        def objective(*xs):
+            loss = self.sharded.loss(*xs)
+            return loss * (self.sens / n), loss
+        (_, loss), grads = value_and_grad(objective, None, weights, has_aux=True)(*inputs)
+        grads = self._reduce(weights, grads)
+        self.optimizer(tuple(grads))
+        self._gather(weights)
+        return loss, tuple(grads)
+
+    # -- the first call --------------------------------------------------------------------
+    def _global(self, inputs):
+        if _get("full_batch"):
+            return inputs
+        from ms_parallel.management import get_group_size
+        from ms_parallel.reduce_ops import AllGather
+
+        if get_group_size() == 1:
+            return inputs
+        return tuple(AllGather(x) if isinstance(x, Tensor) and x.shape else x for x in inputs)
+
+    def _setup(self, inputs):
+        from ms_parallel.auto.execute import ShardedNet
+        from ms_parallel.auto.graph import capture
+        from ms_parallel.auto.planner import plan_from_context
+        from ms_parallel.auto.simulate import local_slice
+        from ms_parallel.management import get_rank
+
+        plan = plan_from_context(capture(self.network, *inputs))
+        by_name = {p.name: p for p in self.network.trainable_params()}
+        full = {name: p.asnumpy() for name, p in by_name.items()}
+        sharded = ShardedNet(plan, get_rank(), full)
+        state = self._state_of()
+        for name, lay in sharded.param_layout.items():
+            param = by_name[name]
+            slices = [local_slice(s.asnumpy(), lay, sharded.rank) for s in state.get(name, ())]
+            param.set_data(sharded.params[name], slice_shape=True)
+            sharded.params[name] = param  # the network's own Parameter now holds the slice
+            ranks = sharded.replica_ranks(name)
+            size = int(np.prod(param.shape))
+            if self.parallel_optimizer and len(ranks) > 1 and size % len(ranks) == 0:
+                part = size // len(ranks)
+                k = ranks.index(sharded.rank)
+                self._split[name] = (ranks, part, tuple(param.shape))
+                slices = [s.reshape(-1)[k * part:(k + 1) * part] for s in slices]
+            for s, value in zip(state.get(name, ()), slices):
+                s.set_data(Tensor(np.ascontiguousarray(value)), slice_shape=True)
+        self.sharded = sharded
+
+    def _state_of(self) -> dict:
+        """Parameter name -> the optimizer's state Parameters shaped like it (every tuple of
+        Parameters aligned with ``optimizer.parameters``: moments, accumulators)."""
+        from ms_tensor import Parameter
+
+        params = list(self.optimizer.parameters)
+        out: dict[str, list] = {p.name: [] for p in params}
+        seen = {id(self.optimizer.parameters)}
+        held = vars(self.optimizer)
+        for value in [*held.values(), *held.get("_params_list", {}).values()]:
+            for group in _tuples(value):
+                if id(group) in seen or len(group) != len(params):
+                    continue
+                seen.add(id(group))
+                if all(isinstance(s, Parameter) and s is not p and s.shape == p.shape
+                       for s, p in zip(group, params)):
+                    for s, p in zip(group, params):
+                        out[p.name].append(s)
+        return out
+
+    # -- every step ------------------------------------------------------------------------
+    def _reduce(self, weights, grads):
+        from ms_parallel.reduce_ops import AllReduce, ReduceScatter
+
+        out = []
+        for p, g in zip(weights, grads):
+            if p.name not in self.sharded.param_layout:
+                out.append(g)
+                continue
+            ranks = self.sharded.replica_ranks(p.name)
+            group = self.sharded.group(ranks) if len(ranks) > 1 else None
+            if p.name in self._split:
+                _, part, _ = self._split[p.name]
+                k = ranks.index(self.sharded.rank)
+                p.set_data(Tensor(np.ascontiguousarray(
+                    p.asnumpy().reshape(-1)[k * part:(k + 1) * part])), slice_shape=True)
+                out.append(ReduceScatter(g.reshape((-1,)), "sum", group))
+            else:
+                out.append(AllReduce(g, "sum", group) if group else g)
+        return out
+
+    def _gather(self, weights):
+        from ms_parallel.reduce_ops import AllGather
+
+        for p in weights:
+            if p.name in self._split:
+                ranks, _, shape = self._split[p.name]
+                whole = AllGather(Tensor(p.asnumpy()), self.sharded.group(ranks))
+                p.set_data(Tensor(whole.asnumpy().reshape(shape)), slice_shape=True)
+
+
+def _tuples(value):
+    """The tuples of Parameters ``value`` holds (itself, or a list of such)."""
+    if isinstance(value, tuple):
+        yield value
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, tuple):
+                yield v
