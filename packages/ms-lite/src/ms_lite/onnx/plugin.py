@@ -45,6 +45,8 @@ IMPORTERS = {
     "Gather": f"{_ARRAY}:gather", "Slice": f"{_ARRAY}:slice_", "Split": f"{_ARRAY}:split",
     "Pad": f"{_ARRAY}:pad", "Expand": f"{_ARRAY}:expand", "Tile": f"{_ARRAY}:tile",
     "Identity": f"{_ARRAY}:identity", "Dropout": f"{_ARRAY}:identity",
+    "Resize": "ms_lite.onnx.import_resize:resize",
+    "Upsample": "ms_lite.onnx.import_resize:upsample",
 }
 
 
