@@ -154,6 +154,17 @@ def test_plan_from_context_reads_the_auto_parallel_context(tmp_path):
         assert json.loads(path.read_text())["search_mode"] == "dynamic_programming"
         set_auto_parallel_context(parallel_mode="semi_auto_parallel")
         g.nodes[0].strategy = ((2, 1), (1, 2))
+        result = plan_from_context(g)
+        assert result.search_mode == "semi_auto_parallel"
+        # the annotated MatMul keeps its strategy; every other operator is data parallel
+        # (MindSpore's default in semi-auto mode), not a copy of its neighbour's
+        assert result.cuts[0] == (2, 1, 2)
+        strategies = result.strategies()
+        for node in g.nodes[1:]:
+            first = strategies[node.name]["in_strategy"][0]
+            assert first[:1] == [4] and set(first[1:]) <= {1}, (node.name, first)
+        set_auto_parallel_context(search_mode="sharding_propagation",
+                                  parallel_mode="auto_parallel")
         assert plan_from_context(g).search_mode == "sharding_propagation"
     finally:
         reset_auto_parallel_context()

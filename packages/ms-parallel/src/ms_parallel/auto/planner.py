@@ -16,13 +16,15 @@ from ms_parallel.auto.dp import brute_force, dynamic_programming
 from ms_parallel.auto.graph import OpGraph
 from ms_parallel.auto.propagation import sharding_propagation
 from ms_parallel.auto.rec import recursive_programming
-from ms_parallel.auto.strategy import to_strategy
+from ms_parallel.auto.strategy import divisors, to_strategy
 from ms_parallel.auto.topology import Topology
 
-__all__ = ["Plan", "plan", "SEARCH_MODES"]
+__all__ = ["Plan", "plan", "plan_from_context", "data_parallel_strategy", "SEARCH_MODES"]
 
 SEARCH_MODES = {
     "dynamic_programming": dynamic_programming,
+    # every operator pinned (annotated, or data parallel by default): nothing to search
+    "semi_auto_parallel": dynamic_programming,
     "recursive_programming": recursive_programming,
     "sharding_propagation": sharding_propagation,
     "brute_force": brute_force,
@@ -74,17 +76,19 @@ class Plan:
 
 def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_programming",
          strategy_ckpt_config: dict | None = None, fully_use_devices: bool = True,
-         optimizer_states: int = 2) -> Plan:
+         optimizer_states: int = 2, pinned: dict | None = None) -> Plan:
     """Search ``graph``'s strategies on ``topology`` (see module doc).
 
     ``strategy_ckpt_config``: MindSpore's dict; ``load_file`` pins the operators it names,
-    ``save_file`` receives the plan.
+    ``save_file`` receives the plan. ``pinned``: operator name -> strategy, fixed as well
+    (a loaded file's strategy wins).
     """
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search_mode {search_mode!r}: expected one of {sorted(SEARCH_MODES)}")
     config = dict(strategy_ckpt_config or {})
-    pinned = load_strategy(config["load_file"], topology.device_num) \
-        if config.get("load_file") else None
+    pinned = dict(pinned or {})
+    if config.get("load_file"):
+        pinned.update(load_strategy(config["load_file"], topology.device_num))
     model = CostModel(graph, topology, optimizer_states, fully_use_devices, pinned)
     search = SEARCH_MODES[search_mode]
     cuts = search(model)
@@ -108,9 +112,10 @@ def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_program
 
 def plan_from_context(graph: OpGraph, topology: Topology | None = None) -> Plan:
     """``plan`` with the settings of ``set_auto_parallel_context``: ``parallel_mode``
-    SEMI_AUTO_PARALLEL (operators without ``shard`` follow their annotated neighbours:
-    sharding propagation) or AUTO_PARALLEL (``search_mode``), ``device_num`` (one node of that
-    many devices unless ``topology`` is given) and ``strategy_ckpt_config`` (or the older
+    SEMI_AUTO_PARALLEL (operators without ``shard`` are data parallel, as in MindSpore:
+    ``data_parallel_strategy``) or AUTO_PARALLEL (``search_mode``; "sharding_propagation"
+    fills in the unannotated operators from the annotated ones), ``device_num`` (one node of
+    that many devices unless ``topology`` is given) and ``strategy_ckpt_config`` (or the older
     ``strategy_ckpt_load_file`` / ``strategy_ckpt_save_file``)."""
     from ms_parallel.context import get_auto_parallel_context as get
 
@@ -126,5 +131,28 @@ def plan_from_context(graph: OpGraph, topology: Topology | None = None) -> Plan:
     config = {"load_file": get("strategy_ckpt_load_file") or None,
               "save_file": get("strategy_ckpt_save_file") or None}
     config.update({k: v for k, v in (get("strategy_ckpt_config") or {}).items() if v})
-    search = get("search_mode") if mode == "auto_parallel" else "sharding_propagation"
-    return plan(graph, topology, search, config)
+    if mode == "auto_parallel":
+        return plan(graph, topology, get("search_mode"), config)
+    defaults = {node.name: data_parallel_strategy(node.spec, n) for node in graph.nodes
+                if node.strategy is None}
+    return plan(graph, topology, "semi_auto_parallel", config, pinned=defaults)
+
+
+def data_parallel_strategy(spec, device_num: int) -> tuple:
+    """MindSpore's default for an operator without ``shard`` in SEMI_AUTO_PARALLEL: the first
+    dimension of the first tensor input (the batch) cut by the device count, or by the
+    largest count dividing it, everything else whole; replicated where that dimension
+    cannot be cut (a Softmax over it, a 0-d input).
+
+    >>> from ms_parallel.auto.spec import spec_for
+    >>> data_parallel_strategy(spec_for("MatMul", {}, (None, None), ((8, 4), (4, 2)),
+    ...                                 ((8, 2),)), 4)
+    ((4, 1), (1, 1))
+    """
+    first = next((dims for dims in spec.inputs if dims), ())
+    letter = first[0] if first else None
+    cut = 1
+    if letter in spec.free:
+        sizes = spec.sizes()[letter]
+        cut = max(d for d in divisors(device_num) if all(s % d == 0 for s in sizes))
+    return to_strategy(spec, tuple(cut if c == letter else 1 for c in spec.free))
