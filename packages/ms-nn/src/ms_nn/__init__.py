@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 # the public API by editing its own module, not this file.
 _API_MODULES = ("ms_nn._layers_api", "ms_nn.layers.activation_extra", "ms_nn.layers.padding",
                 "ms_nn.layers.reshaping", "ms_nn.loss.loss_extra", "ms_nn.optim", "ms_nn.wrap",
-                "ms_nn._train_api", "ms_nn.amp")
+                "ms_nn._train_api", "ms_nn.amp", "ms_nn.layers.nn_more_api")
 
 # MindSpore's submodule names under ``nn`` that live elsewhere here.
 _SUBMODULES = {

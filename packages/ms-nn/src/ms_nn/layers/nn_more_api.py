@@ -1,0 +1,29 @@
+"""The ``nn`` names of the 1-d/3-d convolution, pooling, normalization and dropout layers,
+and MindSpore 2.x's ``*Ext`` layers, which are the ``mint.nn`` layers under ``nn`` names
+(``nn.Linear`` is ``mint.nn.Linear`` in MindSpore too)."""
+
+from __future__ import annotations
+
+from ms_nn.layers import conv_more, dropout_more, norm_more, pooling_more
+from ms_nn.layers.conv_more import *  # noqa: F403
+from ms_nn.layers.dropout_more import *  # noqa: F403
+from ms_nn.layers.mint_nn_layers import Embedding as EmbeddingExt
+from ms_nn.layers.mint_nn_layers import LayerNorm as LayerNormExt
+from ms_nn.layers.mint_nn_layers import Linear
+from ms_nn.layers.mint_nn_layers import PReLU as PReLUExt
+from ms_nn.layers.mint_nn_simple import AvgPool1d as AvgPool1dExt
+from ms_nn.layers.mint_nn_simple import AvgPool2d as AvgPool2dExt
+from ms_nn.layers.mint_nn_simple import AvgPool3d as AvgPool3dExt
+from ms_nn.layers.mint_nn_simple import Dropout as DropoutExt
+from ms_nn.layers.mint_nn_simple import Dropout2d as Dropout2dExt
+from ms_nn.layers.mint_nn_simple import L1Loss as L1LossExt
+from ms_nn.layers.mint_nn_simple import LogSoftmax as LogSoftmaxExt
+from ms_nn.layers.mint_nn_simple import MaxPool2d as MaxPool2dExt
+from ms_nn.layers.mint_nn_simple import MaxUnpool2d, Upsample
+from ms_nn.layers.norm_more import *  # noqa: F403
+from ms_nn.layers.pooling_more import *  # noqa: F403
+
+__all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__,
+           *pooling_more.__all__, "EmbeddingExt", "LayerNormExt", "Linear", "PReLUExt",
+           "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
+           "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample"]
