@@ -16,7 +16,7 @@ from ms_data.transforms import PadEnd, Unique
 from ms_data.vision import Border, Inter, SliceMode
 
 REF = np.load(os.path.join(os.path.dirname(__file__), "data", "vision_mindspore210.npz"))
-IMG, G, F, B = REF["IMG"], REF["G"], REF["F"], REF["B"]
+IMG, G, F, B, W = REF["IMG"], REF["G"], REF["F"], REF["B"], REF["W"]
 PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
 PTS_B = ([[0, 0], [19, 0], [19, 15], [0, 15]], [[1, 2], [18, 0], [19, 13], [2, 15]])
 
@@ -63,6 +63,9 @@ EXACT = {
     "cubic_rotf": (V.Rotate(17, Inter.BICUBIC), F),
     "cubic_persp": (V.Perspective(*PTS_B, Inter.BICUBIC), B),
     "area_rot": (V.Rotate(30, Inter.AREA), B), "linear_rot": (V.Rotate(30, Inter.BILINEAR), B),
+    "hue_wide": (V.AdjustHue(0.1), W), "sat_wide": (V.AdjustSaturation(1.2), W),
+    "contrast_wide": (V.AdjustContrast(0.9), W), "sharp_wide": (V.AdjustSharpness(1.3), W),
+    "gray_wide": (V.ConvertColor(V.ConvertMode.COLOR_RGB2GRAY), W),
 }
 
 

@@ -9,7 +9,7 @@ PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
 PTS_B = ([[0, 0], [19, 0], [19, 15], [0, 15]], [[1, 2], [18, 0], [19, 13], [2, 15]])
 
 
-def cases(V, T, IMG, G, F, B):
+def cases(V, T, IMG, G, F, B, W):
     from mindspore.dataset.vision import Border, Inter
 
     eye = np.eye(6, dtype=np.float32) * 2
@@ -61,6 +61,10 @@ def cases(V, T, IMG, G, F, B):
         "cubic_rotf": (V.Rotate(17, Inter.BICUBIC), F),
         "cubic_persp": (V.Perspective(*PTS_B, Inter.BICUBIC), B),
         "area_rot": (V.Rotate(30, Inter.AREA), B), "linear_rot": (V.Rotate(30, Inter.BILINEAR), B),
+        # rows wider than OpenCV's 32-pixel vector blocks take its vector code paths
+        "hue_wide": (V.AdjustHue(0.1), W), "sat_wide": (V.AdjustSaturation(1.2), W),
+        "contrast_wide": (V.AdjustContrast(0.9), W), "sharp_wide": (V.AdjustSharpness(1.3), W),
+        "gray_wide": (V.ConvertColor(V.ConvertMode.COLOR_RGB2GRAY), W),
     }
 
 
@@ -73,7 +77,8 @@ def main():
     G = rs.randint(0, 256, (7, 9)).astype(np.uint8)
     F = rs.rand(7, 9, 3).astype(np.float32)
     B = np.random.RandomState(5).randint(0, 256, (16, 20, 3)).astype(np.uint8)
-    out = {k: np.asarray(op(x)) for k, (op, x) in cases(V, T, IMG, G, F, B).items()}
+    W = np.random.RandomState(6).randint(0, 256, (30, 48, 3)).astype(np.uint8)
+    out = {k: np.asarray(op(x)) for k, (op, x) in cases(V, T, IMG, G, F, B, W).items()}
     pil = V.ToPIL()(IMG)  # FiveCrop and TenCrop take PIL images in MindSpore
     for k, op in {"five": V.FiveCrop(3), "ten": V.TenCrop((3, 4)),
                   "tenv": V.TenCrop(3, True)}.items():
@@ -86,7 +91,7 @@ def main():
         out[k + "_shapes"] = np.array([p.shape for p in patches])
     uniq = T.Unique()(np.array([[5, 3], [5, 1], [3, 3]]))  # MindSpore rejects 1-D input here
     out["uniq0"], out["uniq1"], out["uniq2"] = [np.asarray(i) for i in uniq]
-    np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, B=B, **out)
+    np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, B=B, W=W, **out)
 
 
 if __name__ == "__main__":

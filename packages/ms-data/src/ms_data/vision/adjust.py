@@ -2,8 +2,8 @@
 
 Each ``*_nhwc`` function takes a batch (N, H, W, C) and one factor per image, so the
 deterministic transforms (``AdjustBrightness(1.5)``) and the random ones
-(``RandomColorAdjust``) share them. Blends follow ``cv::addWeighted``: float32 arithmetic,
-then round half to even and saturate.
+(``RandomColorAdjust``) share them. Blends follow ``cv::addWeighted`` (see
+:func:`add_weighted`), then round half to even and saturate.
 """
 
 from __future__ import annotations
@@ -30,10 +30,21 @@ def factors(f, n: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(f, np.float32), (n,)).reshape(n, 1, 1, 1)
 
 
-def blend(x: np.ndarray, other: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """``x * alpha + other * (1 - alpha)`` rounded back to x's dtype."""
-    out = x.astype(np.float32) * alpha + other.astype(np.float32) * (np.float32(1) - alpha)
-    return saturate(out, x.dtype)
+def add_weighted(src1: np.ndarray, a, src2: np.ndarray, b) -> np.ndarray:
+    """``cv::addWeighted(src1, a, src2, b, 0)`` per image (``a``, ``b`` from
+    :func:`factors`): for uint8, ``fma(src1, a, float32(src2 * b))`` in float32 as OpenCV's
+    vector code computes it, then rounded and saturated."""
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    inner = src2.astype(np.float32) * b
+    if src1.dtype != np.uint8:
+        return saturate(src1.astype(np.float32) * a + inner, src1.dtype)
+    fused = (src1.astype(np.float64) * a.astype(np.float64) + inner).astype(np.float32)
+    return saturate(fused, np.uint8)
+
+
+def _one_minus(alpha: np.ndarray) -> np.ndarray:
+    """MindSpore's ``1.0 - alpha`` of a float32 alpha, computed in double."""
+    return 1.0 - alpha.astype(np.float64)
 
 
 def rgb_only(op: str, x: np.ndarray) -> None:
@@ -48,14 +59,16 @@ def brightness_nhwc(x, f):
 def contrast_nhwc(x, f):
     rgb_only("AdjustContrast", x)
     mean = _gray(x, rgb=True).reshape(len(x), -1).mean(axis=1)
-    mean = saturate(mean, x.dtype).astype(np.float32).reshape(-1, 1, 1, 1)
-    return blend(x, np.broadcast_to(mean, x.shape), factors(f, len(x)))
+    mean = saturate(mean, x.dtype).reshape(-1, 1, 1, 1)
+    alpha = factors(f, len(x))  # MindSpore: mean * (1 - alpha) + image * alpha
+    return add_weighted(np.broadcast_to(mean, x.shape), _one_minus(alpha), x, alpha)
 
 
 def saturation_nhwc(x, f):
     rgb_only("AdjustSaturation", x)
     gray = _gray(x, rgb=True)[..., None]
-    return blend(x, np.broadcast_to(gray, x.shape), factors(f, len(x)))
+    alpha = factors(f, len(x))  # MindSpore: gray * (1 - alpha) + image * alpha
+    return add_weighted(np.broadcast_to(gray, x.shape), _one_minus(alpha), x, alpha)
 
 
 def sharpness_nhwc(x, f):
@@ -67,7 +80,8 @@ def sharpness_nhwc(x, f):
                   for dy in (-1, 0, 1) for dx in (-1, 0, 1)) + 4 * xf[:, 1:-1, 1:-1]
         blur[:, 1:-1, 1:-1] = acc / np.float32(13)
         blur = saturate(blur, x.dtype)
-    return blend(x, blur, factors(f, len(x)))
+    alpha = factors(f, len(x))  # MindSpore: addWeighted(image, alpha, blur, 1 - alpha)
+    return add_weighted(x, alpha, blur, _one_minus(alpha))
 
 
 def gamma_nhwc(x, gamma, gain):

@@ -37,7 +37,7 @@ class Decode(TensorOperation):
         return decode_image(bytes(data), f"Decode's input of {len(data)} bytes", self.to_pil)
 
 
-_GRAY_RGB = (4899, 9617, 1868)  # OpenCV's 14-bit fixed-point luma weights, R G B
+_GRAY_RGB = (9798, 19235, 3735)  # OpenCV's 15-bit fixed-point luma weights, R G B
 _GRAY_F = (0.299, 0.587, 0.114)
 
 _PERMUTE = {  # mode: (source channel order for the output's first 3 channels, add alpha)
@@ -54,7 +54,7 @@ def _gray(x: np.ndarray, rgb: bool) -> np.ndarray:
     if x.dtype == np.uint8:
         wr, wg, wb = _GRAY_RGB
         y = (r.astype(np.int32) * wr + g.astype(np.int32) * wg + b.astype(np.int32) * wb
-             + (1 << 13)) >> 14
+             + (1 << 14)) >> 15
         return y.astype(np.uint8)
     wr, wg, wb = (np.float32(v) for v in _GRAY_F)
     return (r * wr + g * wg + b * wb).astype(x.dtype)

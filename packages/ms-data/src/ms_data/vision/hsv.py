@@ -11,6 +11,7 @@ from ms_data.vision.adjust import rgb_only
 from ms_data.vision.geometry import _ImageOp
 
 _SHIFT = 12  # OpenCV's hsv_shift
+_VECTOR = 32  # pixels per vector block of OpenCV's HSV2RGB (AVX2 build)
 _SECTORS = np.array([[1, 3, 0], [1, 0, 2], [3, 0, 1], [0, 2, 1], [0, 1, 3], [2, 1, 0]])
 
 
@@ -40,9 +41,9 @@ def rgb_to_hsv_full_u8(x: np.ndarray) -> np.ndarray:
 
 def hsv_full_to_rgb_u8(hsv: np.ndarray) -> np.ndarray:
     """``cv::COLOR_HSV2RGB_FULL`` on uint8 (..., 3) as MindSpore's OpenCV computes it: the
-    way back reads a full turn as 255 (not 256). Values round as OpenCV's scalar code does;
-    its vectorised code (rows wider than a vector) truncates, so MindSpore's results on wide
-    images can be 1 lower."""
+    way back reads a full turn as 255 (not 256). OpenCV converts each row in blocks of 32
+    pixels with vector code that truncates, and the rest of the row with scalar code that
+    rounds; ``hsv`` is (..., H, W, 3) and follows the same split."""
     h = hsv[..., 0].astype(np.float32) * np.float32(6.0 / 255)
     s = hsv[..., 1].astype(np.float32) * np.float32(1 / 255.0)
     v = hsv[..., 2].astype(np.float32) * np.float32(1 / 255.0)
@@ -53,8 +54,11 @@ def hsv_full_to_rgb_u8(hsv: np.ndarray) -> np.ndarray:
     idx = _SECTORS[np.clip(sector, 0, 5)]
     bgr = np.take_along_axis(tab, idx, axis=-1)
     bgr = np.where((s == 0)[..., None], v[..., None], bgr)
-    out = np.clip(np.rint(bgr[..., ::-1] * np.float32(255)), 0, 255)
-    return out.astype(np.uint8)
+    v255 = bgr[..., ::-1] * np.float32(255)
+    vector_cols = (hsv.shape[-2] // _VECTOR) * _VECTOR
+    out = np.rint(v255)
+    out[..., :vector_cols, :] = np.floor(v255[..., :vector_cols, :])
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def hue_nhwc(x: np.ndarray, shift) -> np.ndarray:
@@ -63,7 +67,8 @@ def hue_nhwc(x: np.ndarray, shift) -> np.ndarray:
     if x.dtype != np.uint8:
         raise TypeError(f"AdjustHue: expected a uint8 image, got dtype {x.dtype}")
     hsv = rgb_to_hsv_full_u8(x)
-    delta = np.rint(np.broadcast_to(np.asarray(shift, np.float64), (len(x),)) * 255)
+    # MindSpore: static_cast<uint8_t>(hue * 255) in float, i.e. truncated
+    delta = np.trunc(np.broadcast_to(np.asarray(shift, np.float32), (len(x),)) * np.float32(255))
     h = (hsv[..., 0].astype(np.int64) + delta.astype(np.int64).reshape(-1, 1, 1)) % 256
     hsv[..., 0] = h
     return hsv_full_to_rgb_u8(hsv)
