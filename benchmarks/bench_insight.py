@@ -8,6 +8,9 @@ Cases, each a function in ``CASES`` that returns its rows (add a case by adding 
   then with ``ops.ScalarSummary`` of the loss inside ``construct`` recorded every step,
   and the scalar's ``add_value`` + ``record`` alone (the cost the summary adds, which a
   busy machine's noise in the whole step can hide). Goal: under 5% of the step.
+* ``collector`` -- whole steps of ``Model.train`` on LeNet5 without a callback and with
+  ``SummaryCollector(collect_freq=1)`` recording the scalars (loss, learning rate) every
+  step, the goal's setting; also the defaults every step (images, histograms, graph).
 * ``profiler`` -- bench_ops' eager chain (``x = x + b; x = x * b`` 500 times on float32[16],
   1,000 operator calls), without a profiler and with one running: the profiler's cost per
   operator while it runs. With no profiler running nothing is installed in dispatch; that
@@ -25,7 +28,7 @@ the table shows medians and each row's time relative to the case's first row.
   (explanations per second = 1 / median).
 
 Usage: ``python benchmarks/bench_insight.py [--quick] [--rounds N] [--cpu-time]
-[--case summary|profiler|explainers]``
+[--case summary|collector|profiler|explainers]``
 """
 
 from __future__ import annotations
@@ -151,8 +154,9 @@ def case_collector(quick: bool) -> list:
     """``Model.train`` of LeNet5 over 8 batches of 32, without a callback, with a
     ``SummaryCollector`` recording scalars (loss, learning rate) every step, and with one
     left at its defaults (also input images, five weight histograms, the graph) every
-    step; in PyNative and GRAPH_MODE. Each sample is one ``train`` call, the collector's
-    file opening and closing included."""
+    step; in PyNative and GRAPH_MODE. One row wakes the event writer's thread at every
+    record, as SummaryRecord did before it handed events over in batches. Each sample is
+    one ``train`` call, the collector's file opening and closing included."""
     import microspore as ms
     import microspore.dataset as ds
 
@@ -161,6 +165,9 @@ def case_collector(quick: bool) -> list:
         {"image": rng.random((32 * COLLECTOR_STEPS, 1, 32, 32), dtype=np.float32),
          "label": rng.integers(0, 10, 32 * COLLECTOR_STEPS).astype(np.int32)},
         shuffle=False).batch(32)
+    from ms_insight.summary import record as record_module
+
+    hand_over_s = record_module._HAND_OVER_S
     directory = tempfile.mkdtemp(prefix="bench_collector_")
     rows, runs = [], [0]
     for mode, mode_name in ((ms.PYNATIVE_MODE, "PyNative"), (ms.GRAPH_MODE, "GRAPH_MODE")):
@@ -168,18 +175,25 @@ def case_collector(quick: bool) -> list:
         train = _lenet(ms, False)
         model = ms.Model(train)  # the TrainOneStepCell: Model.train calls it per batch
 
-        def run(collector_args, mode=mode, model=model):
+        def run(collector_args, mode=mode, model=model, every_step=False, alone=False):
             def sample():
                 ms.set_context(mode=mode)
+                # every_step: the writer thread woken at every record, as before 3f0cad7
+                record_module._HAND_OVER_S = 0.0 if every_step else hand_over_s
                 callbacks = None
                 if collector_args is not None:
                     runs[0] += 1
                     callbacks = [ms.SummaryCollector(
                         os.path.join(directory, f"run{runs[0]}"), collect_freq=1,
                         **collector_args)]
-                t = time.perf_counter()
+                    if alone:
+                        spent = _time_step_end(callbacks[0])
+                clock = time.process_time if _CPU_TIME else time.perf_counter
+                t = clock()
                 model.train(1, data, callbacks=callbacks)
-                return (time.perf_counter() - t) / COLLECTOR_STEPS
+                if alone:
+                    return spent[0] / COLLECTOR_STEPS
+                return (clock() - t) / COLLECTOR_STEPS
             return sample
 
         case = f"Model.train {mode_name}, per step"
@@ -187,8 +201,29 @@ def case_collector(quick: bool) -> list:
                  _Row(case, "SummaryCollector, scalars every step", run({
                      "collect_specified_data": {"collect_metric": True},
                      "keep_default_action": False})),
-                 _Row(case, "SummaryCollector defaults, every step", run({}))]
+                 _Row(case, "SummaryCollector, scalars, writer woken every step", run({
+                     "collect_specified_data": {"collect_metric": True},
+                     "keep_default_action": False}, every_step=True)),
+                 _Row(case, "SummaryCollector defaults, every step", run({})),
+                 _Row(case, "the scalars collector's step-end callback alone (thread CPU)",
+                      run({"collect_specified_data": {"collect_metric": True},
+                           "keep_default_action": False}, alone=True))]
     return rows
+
+
+def _time_step_end(collector) -> list:
+    """Wrap ``collector.on_train_step_end`` to add the training thread's CPU time spent
+    in it to the returned one-element list (CPU time: a busy machine's waits left out)."""
+    spent = [0.0]
+    step_end = collector.on_train_step_end
+
+    def timed_step_end(run_context):
+        t = time.thread_time()
+        step_end(run_context)
+        spent[0] += time.thread_time() - t
+
+    collector.on_train_step_end = timed_step_end
+    return spent
 
 
 def case_profiler(quick: bool) -> list:
