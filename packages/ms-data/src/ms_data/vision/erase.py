@@ -40,8 +40,8 @@ class Erase(_ImageOp):
 
 class RandomErasing(TensorOperation):
     """With probability ``prob``, erase one random box of a (C, H, W) tensor: area fraction in
-    ``scale``, aspect ratio in ``ratio``, filled with ``value`` (a number, one per channel,
-    or ``'random'`` for normal noise)."""
+    ``scale``, aspect ratio (width / height) in ``ratio``, filled with ``value`` (a number, one
+    per channel, or any string for normal noise)."""
 
     is_random = True
 
@@ -52,9 +52,9 @@ class RandomErasing(TensorOperation):
             raise ValueError(f"RandomErasing: scale must be (min, max), got {scale!r}")
         if len(ratio) != 2 or not 0 < ratio[0] <= ratio[1]:
             raise ValueError(f"RandomErasing: ratio must be (min, max) > 0, got {ratio!r}")
-        if not (isinstance(value, (numbers.Real, tuple, list)) or value == "random"):
-            raise ValueError(f"RandomErasing: value must be a number, a sequence or 'random', "
-                             f"got {value!r}")
+        if not isinstance(value, (numbers.Real, tuple, list, str, bytes)):
+            raise ValueError(f"RandomErasing: value must be a number, a sequence of 3 or a "
+                             f"string (normal noise), got {value!r}")
         self.scale, self.ratio = tuple(scale), tuple(ratio)
         self.value = value
         self.inplace = bool(inplace)
@@ -66,15 +66,15 @@ class RandomErasing(TensorOperation):
         if rng.random() >= self.prob:
             return x
         c, h, w = x.shape
-        log_ratio = (math.log(self.ratio[0]), math.log(self.ratio[1]))
-        for _ in range(self.max_attempts):
+        for _ in range(self.max_attempts):  # MindSpore's draws: uniform ratio, width first
             area = h * w * rng.uniform(*self.scale)
-            aspect = math.exp(rng.uniform(*log_ratio))
-            eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
+            aspect = rng.uniform(*self.ratio)
+            ew = int(round(math.sqrt(area * aspect)))
+            eh = int(round(ew / aspect))
             if eh < h and ew < w:
                 top, left = int(rng.integers(0, h - eh + 1)), int(rng.integers(0, w - ew + 1))
                 out = x.copy()
-                if self.value == "random":
+                if isinstance(self.value, (str, bytes)):
                     out[:, top:top + eh, left:left + ew] = rng.standard_normal((c, eh, ew))
                 else:
                     v = np.asarray(self.value, dtype=x.dtype)
@@ -84,7 +84,8 @@ class RandomErasing(TensorOperation):
 
 
 class CutOut(TensorOperation):
-    """Zero ``num_patches`` random ``length`` x ``length`` squares (clipped at the border)."""
+    """Zero ``num_patches`` random ``length`` x ``length`` squares; a square may hang over the
+    border (its top-left corner lies in [-length, size]) and is clipped there."""
 
     is_random = True
 
@@ -100,10 +101,11 @@ class CutOut(TensorOperation):
         if self.length > min(h, w):
             raise ValueError(f"CutOut: length {self.length} exceeds the image size {(h, w)}")
         out = x.copy()
-        for _ in range(self.num_patches):
-            top = int(rng.integers(0, h - self.length + 1))
-            left = int(rng.integers(0, w - self.length + 1))
-            box = (slice(top, top + self.length), slice(left, left + self.length))
+        n = self.length
+        for _ in range(self.num_patches):  # MindSpore's unbounded draw: clipped at the border
+            top = int(rng.integers(0, h + n + 1)) - n
+            left = int(rng.integers(0, w + n + 1)) - n
+            box = (slice(max(top, 0), max(top + n, 0)), slice(max(left, 0), max(left + n, 0)))
             if self.is_hwc or x.ndim == 2:
                 out[box] = 0
             else:
