@@ -38,6 +38,8 @@ _LAZY = {
     "CSVDataset": "ms_data.sources.csv",
     "TextFileDataset": "ms_data.sources.text_file",
     "Shuffle": "ms_data.sources.text_file",
+    "TFRecordDataset": "ms_data.sources.tfrecord",
+    "Schema": "ms_data.sources.schema",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
