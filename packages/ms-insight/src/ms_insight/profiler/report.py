@@ -67,12 +67,14 @@ class Report:
         tids = {threading.main_thread().ident: 1}
         for _, _, _, ident in self.events:
             tids.setdefault(ident, len(tids) + 1)
-        events = [{"name": "process_name", "ph": "M", "pid": pid,
-                   "args": {"name": "microspore"}},
-                  {"name": "thread_name", "ph": "M", "pid": pid, "tid": 0,
-                   "args": {"name": "steps"}}]
-        events += [{"name": "thread_name", "ph": "M", "pid": pid, "tid": t,
-                    "args": {"name": "main" if t == 1 else f"thread {t}"}}
+        # Metadata events carry ts 0, tid 0 and cat "__metadata" as Chrome's own traces do,
+        # so every event has the keys ph/ts/pid/tid/name (tests/test_trace_format.py)
+        def meta(name, tid, label):
+            return {"name": name, "cat": "__metadata", "ph": "M", "ts": 0, "pid": pid,
+                    "tid": tid, "args": {"name": label}}
+
+        events = [meta("process_name", 0, "microspore"), meta("thread_name", 0, "steps")]
+        events += [meta("thread_name", t, "main" if t == 1 else f"thread {t}")
                    for t in tids.values()]
         for k, (start, end) in enumerate(self.steps):
             events.append({"name": f"step {k + 1}", "cat": "step", "ph": "X", "pid": pid,
