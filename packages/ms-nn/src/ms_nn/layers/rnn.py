@@ -34,6 +34,8 @@ class LSTM(Cell):
     ((5, 2, 4), (2, 2, 4))
     """
 
+    _gates = 4  # gate blocks stacked in each weight (the GRU and RNN subclasses: 3 and 1)
+
     def __init__(self, input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, dtype=mstype.float32):
         super().__init__()
@@ -49,7 +51,7 @@ class LSTM(Cell):
         self.bidirectional = bool(bidirectional)
         self.num_directions = 2 if bidirectional else 1
         init = Uniform(1.0 / math.sqrt(hidden_size))
-        gates = 4 * hidden_size
+        gates = self._gates * hidden_size
         shapes = {"weight_ih": lambda layer: (gates, input_size if layer == 0
                                               else hidden_size * self.num_directions),
                   "weight_hh": lambda layer: (gates, hidden_size)}
