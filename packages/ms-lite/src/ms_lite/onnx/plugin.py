@@ -47,6 +47,7 @@ IMPORTERS = {
     "Identity": f"{_ARRAY}:identity", "Dropout": f"{_ARRAY}:identity",
     "Resize": "ms_lite.onnx.import_resize:resize",
     "Upsample": "ms_lite.onnx.import_resize:upsample",
+    "LSTM": "ms_lite.onnx.import_rnn:lstm", "GRU": "ms_lite.onnx.import_rnn:gru",
 }
 
 
