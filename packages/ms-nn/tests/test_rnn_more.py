@@ -52,7 +52,7 @@ def test_rnn_relu_with_padding_keeps_the_last_valid_state():
     out, h_n = net(Tensor(x), None, Tensor(np.array([5, 2], np.int32)))
     np.testing.assert_array_equal(out.asnumpy()[1, 2:], 0)
     np.testing.assert_allclose(h_n.asnumpy()[0, 1], out.asnumpy()[1, 1], rtol=1e-6)
-    w_ih, w_hh = _w(net, "weight_ih_l0"), _w(net, "weight_hh_l0")
+    w_ih = _w(net, "weight_ih_l0")
     b = _w(net, "bias_ih_l0") + _w(net, "bias_hh_l0")
     h1 = np.maximum(x[0, 0] @ w_ih.T + b, 0)
     np.testing.assert_allclose(out.asnumpy()[0, 0], h1, rtol=1e-4, atol=1e-5)

@@ -25,6 +25,7 @@ from ms_nn.layers.pooling_more import *  # noqa: F403
 from ms_nn.layers.rnn_more import *  # noqa: F403
 
 __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__,
-           *pooling_more.__all__, *rnn_more.__all__, "EmbeddingExt", "LayerNormExt", "Linear", "PReLUExt",
+           *pooling_more.__all__, *rnn_more.__all__, "EmbeddingExt", "LayerNormExt", "Linear",
+           "PReLUExt",
            "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
            "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample"]
