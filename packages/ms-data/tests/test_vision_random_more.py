@@ -169,9 +169,12 @@ def test_tone_ops_equal_pillow():
     pil = Image.fromarray(IMG)
     for ours, theirs in ((V.Invert(), ImageOps.invert(pil)),
                          (V.Posterize(3), ImageOps.posterize(pil, 3)),
-                         (V.Solarize(100), ImageOps.solarize(pil, 100)),
-                         (V.AutoContrast(2.0), ImageOps.autocontrast(pil, 2.0))):
-        np.testing.assert_array_equal(ours(IMG), np.asarray(theirs))
+                         (V.Solarize(100), ImageOps.solarize(pil, 100))):
+        np.testing.assert_array_equal(np.asarray(ours(IMG)), np.asarray(theirs))
+    # MindSpore computes Pillow's autocontrast table in float32: at most 1 apart
+    diff = np.asarray(V.AutoContrast(2.0)(IMG)).astype(int) - np.asarray(
+        ImageOps.autocontrast(pil, 2.0))
+    assert np.abs(diff).max() <= 1
 
 
 def test_seeded_pipeline_repeats_with_workers():

@@ -65,6 +65,7 @@ def cases(V, T, IMG, G, F, B, W):
         "hue_wide": (V.AdjustHue(0.1), W), "sat_wide": (V.AdjustSaturation(1.2), W),
         "contrast_wide": (V.AdjustContrast(0.9), W), "sharp_wide": (V.AdjustSharpness(1.3), W),
         "gray_wide": (V.ConvertColor(V.ConvertMode.COLOR_RGB2GRAY), W),
+        "autoc_wide": (V.AutoContrast(5.0), W), "gamma_wide": (V.AdjustGamma(0.6, 1.1), W),
     }
 
 

@@ -86,8 +86,9 @@ def sharpness_nhwc(x, f):
 
 def gamma_nhwc(x, gamma, gain):
     if x.dtype == np.uint8:
-        # torchvision's (and MindSpore's) table: truncated, scaled by 255.999 so 255 stays 255
-        lut = np.power(np.arange(256) / 255.0, gamma) * (256 - 1e-3) * gain
+        # MindSpore's float32 table: truncated, scaled by 255.999 so 255 stays 255
+        f = np.power(np.arange(256, dtype=np.float32) / np.float32(255), np.float32(gamma))
+        lut = np.minimum(f * (np.float32(256) - np.float32(1e-3)) * np.float32(gain), 255)
         return np.clip(np.floor(lut), 0, 255).astype(np.uint8)[x]
     # MindSpore's float formula scales before the power and clips to [0, 1]
     out = np.power(x.astype(np.float32) * np.float32(gain), np.float32(gamma))

@@ -29,7 +29,8 @@ def _per_channel(x: np.ndarray, table_fn) -> np.ndarray:
 
 
 def autocontrast_table(hist: np.ndarray, cutoff: float, ignore) -> np.ndarray:
-    """Pillow's ``ImageOps.autocontrast`` table: stretch [lo, hi] after cutting ``cutoff``%."""
+    """MindSpore's AutoContrast table (Pillow's ``ImageOps.autocontrast`` in float32): stretch
+    [lo, hi] after cutting ``cutoff``% of the pixels at each end."""
     h = hist.copy()
     for v in ignore:
         h[v] = 0
@@ -47,8 +48,8 @@ def autocontrast_table(hist: np.ndarray, cutoff: float, ignore) -> np.ndarray:
     lo, hi = (nz[0], nz[-1]) if nz.size else (0, 0)
     if hi <= lo:
         return np.arange(256, dtype=np.uint8)
-    scale = 255.0 / (hi - lo)
-    table = np.arange(256) * scale - lo * scale
+    scale = np.float32(255) / np.float32(hi - lo)  # MindSpore computes the table in float32
+    table = np.arange(256, dtype=np.float32) * scale + np.float32(-lo) * scale
     return np.clip(table.astype(np.int64), 0, 255).astype(np.uint8)
 
 
