@@ -40,6 +40,7 @@ _LAZY = {
     "Shuffle": "ms_data.sources.text_file",
     "TFRecordDataset": "ms_data.sources.tfrecord",
     "Schema": "ms_data.sources.schema",
+    "VOCDataset": "ms_data.sources.voc",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
