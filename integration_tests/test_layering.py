@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "ms_tensor": 0,
     "ms_ops": 1,
+    "ms_ops_scipy": 2,  # SciPy-backed operators: above ms-ops, beside ms-autodiff
     "ms_autodiff": 2,
     "ms_graph": 3,
     "ms_nn": 4,

@@ -15,7 +15,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-DISTRIBUTIONS = ("ms-tensor", "ms-ops", "ms-autodiff", "ms-graph", "ms-data", "ms-nn",
+DISTRIBUTIONS = ("ms-tensor", "ms-ops", "ms-ops-scipy", "ms-autodiff", "ms-graph", "ms-data", "ms-nn",
                  "ms-parallel", "ms-lite", "ms-insight", "ms-device-ascend", "microspore")
 
 

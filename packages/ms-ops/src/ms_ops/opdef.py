@@ -333,6 +333,35 @@ def functional(*names: str, methods=(), prop: bool = False):
     return declare
 
 
+def primitive_class(name: str, fn, attrs: tuple[str, ...] = ()):
+    """The Primitive-style class of a function that is a composition, not one OpDef:
+    ``ops.<name>(*attrs)(*inputs)`` calls ``fn(*inputs, **attrs)`` (MindSpore spells many
+    functions twice: ``ops.hypot(x, y)`` and ``ops.Hypot()(x, y)``, ``ops.celu(x, alpha)``
+    and ``ops.CeLU(alpha)(x)``). Registered as ``ops.<name>`` by the defining family."""
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(attrs):
+            raise TypeError(f"{name}: takes at most {len(attrs)} arguments "
+                            f"({', '.join(attrs) or 'none'}), got {len(args)}")
+        unknown = set(kwargs) - set(attrs)
+        if unknown:
+            raise TypeError(f"{name}: unexpected argument {sorted(unknown)[0]!r}; "
+                            f"arguments are {', '.join(attrs) or 'none'}")
+        self.attrs = dict(zip(attrs, args), **kwargs)
+
+    def __call__(self, *inputs):
+        return fn(*inputs, **self.attrs)
+
+    def __repr__(self):
+        return f"Prim[{name}]"
+
+    cls = type(name, (), {"__init__": __init__, "__call__": __call__, "__repr__": __repr__,
+                          "__doc__": f"``ops.{name}()``: the class form of "
+                                     f"``ops.{getattr(fn, '__name__', name)}``."})
+    cls.__module__ = sys._getframe(1).f_globals["__name__"]
+    return functional(name)(cls)
+
+
 def dtype_names(dtypes) -> str:
     return ", ".join(sorted(str(d) for d in dtypes))
 

@@ -14,7 +14,6 @@ import itertools
 import numpy as np
 
 from ms_ops.defs import array, comparison
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs.arithmetic import Mul, Pow, Sub
 from ms_ops.defs.array_compose import meshgrid, repeat_interleave, swapdims
 from ms_ops.defs.array_create import Eye, Fill, Range
@@ -22,7 +21,7 @@ from ms_ops.defs.array_reorder import Select, flip
 from ms_ops.defs.array_slice import Pad, Slice
 from ms_ops.defs.array_space import logspace
 from ms_ops.defs.indexing import Gather, GatherD
-from ms_ops.opdef import functional
+from ms_ops.opdef import functional, primitive_class
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 

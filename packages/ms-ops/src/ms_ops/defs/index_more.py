@@ -14,13 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import array
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs.array_create import Fill
 from ms_ops.defs.array_reorder import Select
 from ms_ops.defs.array_slice import Slice
 from ms_ops.defs.indexing import TensorScatterAdd, TensorScatterElements, TensorScatterUpdate
 from ms_ops.defs.masked import count_nonzero, masked_select, nonzero
-from ms_ops.opdef import functional
+from ms_ops.opdef import functional, primitive_class
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 

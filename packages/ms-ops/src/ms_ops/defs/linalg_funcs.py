@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import array, comparison, math_unary
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs.arithmetic import Abs, Add, Div, Mul, Pow, Sub
 from ms_ops.defs.array_reorder import Select
 from ms_ops.defs.linalg import BatchMatMul
@@ -24,7 +23,7 @@ from ms_ops.defs.linalg_decomp import (
 from ms_ops.defs.linalg_extra import baddbmm, cross, matrix_power, outer, trace
 from ms_ops.defs.reduction import ReduceMax, ReduceSum
 from ms_ops.infer import check_dtype
-from ms_ops.opdef import FLOATS, functional
+from ms_ops.opdef import FLOATS, functional, primitive_class
 from ms_tensor.tensor import Tensor
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import activation_extra, array, comparison, math_extra, math_unary
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
 from ms_ops.defs.arithmetic import (
     Add,
@@ -30,7 +29,7 @@ from ms_ops.defs.arithmetic import (
 from ms_ops.defs.array_create import OnesLike, Range
 from ms_ops.defs.array_reorder import Select
 from ms_ops.infer import elementwise
-from ms_ops.opdef import FLOATS, INTS, NUMBERS, Arg, OpDef, functional
+from ms_ops.opdef import FLOATS, INTS, NUMBERS, Arg, OpDef, functional, primitive_class
 from ms_tensor import dtype as mstype
 
 _XY = (Arg("x"), Arg("y"))

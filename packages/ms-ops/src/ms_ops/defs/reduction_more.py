@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import array, comparison, math_unary
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs.arithmetic import Add, Div, Mul, Sub
 from ms_ops.defs.array_reorder import Select
 from ms_ops.defs.indexing import GatherD
@@ -21,7 +20,7 @@ from ms_ops.defs.reduction import ReduceMax, ReduceMean, ReduceMin, ReduceSum
 from ms_ops.defs.reduction_cum import CumSum
 from ms_ops.defs.reduction_stats import std, var
 from ms_ops.defs.sort import Sort
-from ms_ops.opdef import functional
+from ms_ops.opdef import functional, primitive_class
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 

@@ -11,9 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_ops.defs._composite import primitive_class
 from ms_ops.infer import check_dtype, check_int
-from ms_ops.opdef import ALL, INTS, NUMBERS, Arg, Attr, OpDef, TensorSpec, functional
+from ms_ops.opdef import (
+    ALL,
+    INTS,
+    NUMBERS,
+    Arg,
+    Attr,
+    OpDef,
+    TensorSpec,
+    functional,
+    primitive_class,
+)
 
 _ARGS = (Arg("input_x", promote=False), Arg("indices", promote=False),
          Arg("updates", promote=False))

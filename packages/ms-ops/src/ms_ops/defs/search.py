@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import array, comparison
-from ms_ops.defs._composite import primitive_class
 from ms_ops.defs._grad_util import grad_for
 from ms_ops.defs.arithmetic import Div, Mul
 from ms_ops.defs.array_create import OnesLike, ZerosLike
@@ -22,7 +21,17 @@ from ms_ops.defs.indexing import Gather, GatherD, TensorScatterElements
 from ms_ops.defs.nn_misc import UnsortedSegmentSum
 from ms_ops.defs.reduction import ReduceMax, ReduceMin
 from ms_ops.infer import check_dtype, check_int
-from ms_ops.opdef import INTS, NUMBERS, STATIC, Arg, Attr, OpDef, TensorSpec, functional
+from ms_ops.opdef import (
+    INTS,
+    NUMBERS,
+    STATIC,
+    Arg,
+    Attr,
+    OpDef,
+    TensorSpec,
+    functional,
+    primitive_class,
+)
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 

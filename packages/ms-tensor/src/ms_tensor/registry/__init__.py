@@ -33,8 +33,8 @@ __all__ = [
 # Top-level modules of the framework's own packages: their plugins register first and
 # win every collision with a third-party plugin.
 FRAMEWORK = frozenset({
-    "ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn", "ms_data", "ms_parallel",
-    "ms_lite", "ms_insight", "ms_device_ascend", "microspore"})
+    "ms_tensor", "ms_ops", "ms_ops_scipy", "ms_autodiff", "ms_graph", "ms_nn", "ms_data",
+    "ms_parallel", "ms_lite", "ms_insight", "ms_device_ascend", "microspore"})
 
 _LAZY = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
