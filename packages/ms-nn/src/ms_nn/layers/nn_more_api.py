@@ -4,7 +4,14 @@ and MindSpore 2.x's ``*Ext`` layers, which are the ``mint.nn`` layers under ``nn
 
 from __future__ import annotations
 
-from ms_nn.layers import conv_more, dropout_more, norm_more, pooling_more, rnn_more
+from ms_nn.layers import (
+    conv_more,
+    dropout_more,
+    norm_more,
+    pooling_more,
+    rnn_more,
+    transformer_more,
+)
 from ms_nn.layers.conv_more import *  # noqa: F403
 from ms_nn.layers.dropout_more import *  # noqa: F403
 from ms_nn.layers.mint_nn_layers import Embedding as EmbeddingExt
@@ -23,9 +30,11 @@ from ms_nn.layers.mint_nn_simple import MaxUnpool2d, Upsample
 from ms_nn.layers.norm_more import *  # noqa: F403
 from ms_nn.layers.pooling_more import *  # noqa: F403
 from ms_nn.layers.rnn_more import *  # noqa: F403
+from ms_nn.layers.transformer_more import *  # noqa: F403
 
 __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__,
-           *pooling_more.__all__, *rnn_more.__all__, "EmbeddingExt", "LayerNormExt", "Linear",
+           *pooling_more.__all__, *rnn_more.__all__, *transformer_more.__all__,
+           "EmbeddingExt", "LayerNormExt", "Linear",
            "PReLUExt",
            "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
            "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample"]
