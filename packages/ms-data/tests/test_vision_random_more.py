@@ -273,3 +273,30 @@ def test_mixup_mixes_with_the_next_image_or_the_previous_batch():
     np.testing.assert_allclose(second.sum(1), 1)
     with pytest.raises(ValueError, match="MixUp: expected batches of 4 rows, got 3"):
         V.MixUp(4, 0.5)(x[:3], y[:3])
+
+
+# Argument errors and the exception types MindSpore 2.10 raises for them (recorded).
+@pytest.mark.parametrize("make,error", [
+    (lambda: V.AdjustBrightness(-1), ValueError), (lambda: V.AdjustBrightness("a"), TypeError),
+    (lambda: V.AdjustHue(0.7), ValueError), (lambda: V.Rotate("a"), TypeError),
+    (lambda: V.Crop((1,), 3), TypeError), (lambda: V.GaussianBlur(2), ValueError),
+    (lambda: V.RandomColorAdjust(hue=0.7), ValueError), (lambda: V.Posterize(9), ValueError),
+    (lambda: V.Solarize(300), ValueError), (lambda: V.PadToSize((0, 5)), ValueError),
+    (lambda: V.SlicePatches(0), ValueError), (lambda: V.CutMixBatch("x"), TypeError),
+    (lambda: V.RandAugment(magnitude=31), ValueError),
+    (lambda: V.RandomErasing(prob=2), ValueError),
+    (lambda: V.MixUpBatch(-1.0), ValueError),
+    (lambda: V.Perspective([[0, 0]], [[1, 1]]), TypeError),
+    (lambda: V.AutoContrast(cutoff=60), ValueError),
+    (lambda: V.Affine(200, (0, 0), 1, 0), ValueError),
+    (lambda: V.Erase(-1, 0, 2, 2), ValueError), (lambda: V.CutOut(0), ValueError),
+    (lambda: V.UniformAugment([V.Invert()], 3), ValueError), (lambda: T.PadEnd("x"), TypeError),
+    (lambda: V.RandomPosterize((0, 9)), ValueError),
+    (lambda: V.RandomSolarize((200, 100)), ValueError),
+    (lambda: V.RandomLighting(-1), ValueError), (lambda: V.RandomPerspective(2.0), ValueError),
+    (lambda: V.FiveCrop(0), ValueError), (lambda: V.TenCrop(3, "x"), TypeError),
+    (lambda: V.Rotate(10, center=(1,)), ValueError),
+])
+def test_argument_errors_have_mindspore_types(make, error):
+    with pytest.raises(error):
+        make()

@@ -169,7 +169,7 @@ class RandomAffine(_ImageOp):
 def _points(op: str, pts) -> np.ndarray:
     a = np.asarray(pts, dtype=np.float64)
     if a.shape != (4, 2):
-        raise ValueError(f"{op}: points must be 4 (x, y) pairs, got {pts!r}")
+        raise TypeError(f"{op}: points must be 4 (x, y) pairs, got {pts!r}")
     return a
 
 

@@ -106,7 +106,9 @@ class TenCrop(TensorOperation):
 
     def __init__(self, size, use_vertical_flip=False):
         self.size = _checks.size_pair("TenCrop", size)
-        self.use_vertical_flip = bool(use_vertical_flip)
+        if not isinstance(use_vertical_flip, bool):
+            raise TypeError(f"TenCrop: use_vertical_flip must be a bool, got {use_vertical_flip!r}")
+        self.use_vertical_flip = use_vertical_flip
 
     def __call__(self, img):
         x, is_pil = _image_row("TenCrop", img)

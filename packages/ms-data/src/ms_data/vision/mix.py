@@ -94,7 +94,10 @@ class CutMixBatch(_BatchMix):
     the area actually pasted."""
 
     def __init__(self, image_batch_format, alpha=1.0, prob=1.0):
-        self.image_batch_format = ImageBatchFormat(image_batch_format)
+        if not isinstance(image_batch_format, ImageBatchFormat):
+            raise TypeError(f"CutMixBatch: image_batch_format must be an ImageBatchFormat, got "
+                            f"{image_batch_format!r}")
+        self.image_batch_format = image_batch_format
         self.alpha = _alpha("CutMixBatch", alpha)
         self.prob = _checks.probability("CutMixBatch", prob)
 
