@@ -8,7 +8,11 @@ The network is an ordinary Cell with Megatron shards on two MatMuls; the context
 ``step K sharded L1 single L2``; every rank asserts equal losses (the dataset yields
 float32, whose sums in another order differ in the last bits: 1e-5 relative).
 
-usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--steps K]
+``--graph`` runs both in GRAPH_MODE: the sharded step is then one compiled graph (with its
+collectives as nodes), run again on every later step.
+
+usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
+       [--steps K]
 """
 
 import argparse
@@ -24,11 +28,13 @@ from ms_ops import Add, MatMul, ReLU
 from ms_parallel.context import ParallelMode, reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
 from ms_tensor import Parameter, Tensor
+from ms_tensor.context import GRAPH_MODE, set_context
 
 p = argparse.ArgumentParser()
 p.add_argument("--optimizer", choices=("momentum", "adam", "adamw"), default="momentum")
 p.add_argument("--parallel-optimizer", action="store_true")
 p.add_argument("--steps", type=int, default=3)
+p.add_argument("--graph", action="store_true", help="GRAPH_MODE: a compiled sharded step")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -72,22 +78,34 @@ x = rng.standard_normal((BATCH * args.steps, 16))
 labels = np.eye(8)[rng.integers(0, 8, BATCH * args.steps)]
 
 
+model_of = []
+
+
 def train(net, shards, shard_id):
     data = NumpySlicesDataset({"x": x, "y": labels}, shuffle=False, num_shards=shards,
                               shard_id=shard_id).batch(BATCH // (shards or 1))
     model = Model(net, SoftmaxCrossEntropyWithLogits(reduction="mean"),
                   optimizer(net.trainable_params()))
+    model_of.append(model)
     losses = Losses()
     model.train(1, data, callbacks=[losses], dataset_sink_mode=False)
     return losses.values
 
 
+if args.graph:
+    set_context(mode=GRAPH_MODE)
 single = train(Net(), None, None)
 set_auto_parallel_context(parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, device_num=n,
                           enable_parallel_optimizer=args.parallel_optimizer)
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
 reset_auto_parallel_context()
+if args.graph:
+    step = model_of[-1].train_network._parallel_step
+    assert step._run.misses == 1 and step._run.hits == args.steps - 1
+    ops = {node.op.name for g in step._run.graphs() for node in g.nodes
+           if hasattr(node.op, "name")}
+    assert {"AllGather", "AllReduce"} <= ops, sorted(ops)
 assert len(sharded) == len(single) == args.steps, (sharded, single)
 for k, (a, b) in enumerate(zip(sharded, single)):
     if rank == 0:

@@ -78,6 +78,8 @@ class TrainOneStepCell(Cell):
         self.return_grad = return_grad
         self.grad_reducer = _grad_reducer(self.weights)
         self._parallel_step = _parallel_step(network, optimizer, self.sens)
+        if self._parallel_step is not None:
+            self._graph_capturable = False  # the sharded step compiles itself in GRAPH_MODE
         self._value_and_grad = value_and_grad(network, grad_position=None, weights=self.weights)
         self._scaled_value_and_grad = value_and_grad(self._scaled_loss, grad_position=None,
                                                      weights=self.weights, has_aux=True)

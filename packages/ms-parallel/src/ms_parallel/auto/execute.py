@@ -130,8 +130,7 @@ class ShardedNet:
                     args.append(Tensor(local_slice(np.asarray(node.args[i]), lay, self.rank))
                                 if lay is not None and np.ndim(node.args[i]) else node.args[i])
                 elif s[0] == "input":
-                    args.append(Tensor(np.ascontiguousarray(
-                        local_slice(np.asarray(_array(inputs[s[1]])), lay, self.rank))))
+                    args.append(self._input_slice(inputs[s[1]], lay, node.spec.in_shapes[i]))
                 elif s[0] == "param":
                     src = self.param_layout[s[1]]
                     args.append(self._redistribute(self.params[s[1]], src, lay,
@@ -152,6 +151,13 @@ class ShardedNet:
                                     self.graph.nodes[j].spec.out_shapes[o],
                                     self.graph.nodes[j].itemsize)
         return result
+
+    def _input_slice(self, x, lay, shape):
+        """This rank's slice of a global input: Tensor indexing (an operator, so a compiled
+        step slices each call's data), numpy for other arrays."""
+        if isinstance(x, Tensor):
+            return x[_index(lay, shape, self.rank)] if lay is not None and shape else x
+        return Tensor(np.ascontiguousarray(local_slice(np.asarray(x), lay, self.rank)))
 
     def loss_for_grad(self, *inputs):
         """The rank's share of the objective: the ranks' shares sum to the loss."""
@@ -222,10 +228,6 @@ def _along(dev, axes, rank):
     for a in axes:
         ranks = sorted({r for x in ranks for r in group_of(dev, a, x)})
     return ranks
-
-
-def _array(x):
-    return x.asnumpy() if isinstance(x, Tensor) else x
 
 
 def _to_front(x, d):

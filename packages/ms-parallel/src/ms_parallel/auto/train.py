@@ -14,6 +14,11 @@ so the losses equal a single process's.
 is reduce-scattered instead of all-reduced, each rank's optimizer updates (and keeps the
 state of) only its ``1/r`` flat part, and the parts are all-gathered back into the slice.
 
+In GRAPH_MODE the whole step (input gather, sharded forward and backward, reductions,
+optimizer) is compiled by ``ms_graph.jit`` into one graph per input signature, the
+collectives being graph nodes; with ``enable_parallel_optimizer`` it runs as operators (the
+parts are swapped in and out of the Parameters between the collectives).
+
 Without ``full_batch`` each rank's inputs are its part of the global batch (rank order, as
 a dataset with ``num_shards``/``shard_id`` gives them) and are gathered first.
 """
@@ -24,6 +29,7 @@ import numpy as np
 
 from ms_parallel.context import get_auto_parallel_context as _get
 from ms_tensor import Tensor
+from ms_tensor.context import GRAPH_MODE, get_context
 
 __all__ = ["parallel_step_for", "ParallelTrainStep"]
 
@@ -67,11 +73,21 @@ class ParallelTrainStep:
         self._split: dict[str, tuple] = {}  # name -> (group ranks, part size, slice shape)
 
     def __call__(self, *inputs):
+        if self.sharded is None:
+            self._setup(self._global(inputs))
+            self._run = self._step
+            if get_context("mode") == GRAPH_MODE and not self._split:
+                # one graph per step: the input gather, the sharded forward and backward, the
+                # gradient reductions and the optimizer, collectives as graph nodes
+                from ms_graph import jit
+
+                self._run = jit(self._step, capture_mode="trace")
+        return self._run(*inputs)
+
+    def _step(self, *inputs):
         from ms_autodiff import value_and_grad
 
         inputs = self._global(inputs)
-        if self.sharded is None:
-            self._setup(inputs)
         weights = list(self.optimizer.parameters)
         n = float(self.sharded.n)
 
