@@ -95,6 +95,33 @@ def test_graph_of_a_model_given_a_train_cell(tmp_path, lenet, read_events):
     assert nodes.count("Conv2D") == 2 and "ApplyMomentum" not in nodes
 
 
+def test_dataset_graph_goes_to_the_lineage_and_its_table(tmp_path, lenet):
+    import ms_data as ds
+    from ms_insight.lineage.table import format_table
+
+    rng = np.random.default_rng(0)
+    data = ds.NumpySlicesDataset(
+        {"image": rng.random((8, 1, 32, 32), dtype=np.float32),
+         "label": rng.integers(0, 10, 8).astype(np.int32)}, shuffle=False)
+    data = data.map(operations=[lambda a: a * 2], input_columns="image").batch(4)
+    model, _ = lenet.model()
+    model.train(1, data, callbacks=[SummaryCollector(tmp_path / "run", 10)])
+    graph = read_lineage(tmp_path / "run")["dataset_graph"]
+    assert graph["op_type"] == "BatchDataset" and graph["params"]["batch_size"] == 4
+    (mapped,) = graph["children"]
+    assert mapped["params"]["operations"] == ["<lambda>"]
+    source = mapped["children"][0]
+    assert source["params"]["arrays"] == ["ndarray(8, 1, 32, 32) float32",
+                                          "ndarray(8,) int32"]  # shapes, never data
+    table = format_table({"run": read_lineage(tmp_path / "run")}, fields=["dataset_graph"])
+    assert table.splitlines()[1].split(None, 1)[1] == (
+        "NumpySlicesDataset -> MapDataset[<lambda>] -> BatchDataset(batch_size=4)")
+    off = SummaryCollector(tmp_path / "off", 10,
+                           collect_specified_data={"collect_dataset_graph": False})
+    model.train(1, data, callbacks=[off])
+    assert "dataset_graph" not in read_lineage(tmp_path / "off")
+
+
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"collect_freq": 0}, ValueError, "collect_freq"),
     ({"collect_specified_data": {"collect_everything": True}}, ValueError, "unknown"),

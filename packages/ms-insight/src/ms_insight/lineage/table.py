@@ -11,11 +11,16 @@ _FIRST = ("network", "loss_function", "optimizer", "hyper_parameters.epoch",
 
 
 def flatten(record: dict, prefix: str = "") -> dict[str, object]:
-    """Nested dicts as dotted keys: ``{"a": {"b": 1}}`` -> ``{"a.b": 1}``."""
+    """Nested dicts as dotted keys: ``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; a dataset
+    pipeline as its one line (``lineage.dataset_graph.pipeline_text``)."""
+    from ms_insight.lineage.dataset_graph import is_dataset_graph, pipeline_text
+
     out = {}
     for k, v in record.items():
         key = f"{prefix}{k}"
-        if isinstance(v, dict) and v:
+        if is_dataset_graph(v):
+            out[key] = pipeline_text(v)
+        elif isinstance(v, dict) and v:
             out.update(flatten(v, key + "."))
         else:
             out[key] = v

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ms_insight.lineage import update_lineage
+from ms_insight.lineage.dataset_graph import dataset_graph
 from ms_insight.summary.collect_info import dataset_info, learning_rate, network_name
 from ms_insight.summary.network_graph import compiled_graph, forward_graph
 from ms_insight.summary.record import SummaryRecord
@@ -27,7 +28,7 @@ __all__ = ["SummaryCollector"]
 
 _DEFAULTS = {"collect_metric": True, "collect_graph": True, "collect_train_lineage": True,
              "collect_eval_lineage": True, "collect_input_data": True,
-             "collect_dataset_graph": False, "histogram_regular": None,
+             "collect_dataset_graph": True, "histogram_regular": None,
              "collect_landscape": None}
 _MAX_HISTOGRAMS = 5  # MindSpore's default without histogram_regular: the first five weights
 
@@ -47,9 +48,10 @@ class SummaryCollector(Callback):
             ``collect_metric`` (loss, learning rate, eval metrics), ``collect_graph``,
             ``collect_train_lineage``, ``collect_eval_lineage``, ``collect_input_data``,
             ``histogram_regular`` (a regex of parameter names whose histograms are
-            recorded; default: the first five trainable parameters; ``""``: none).
-            ``collect_dataset_graph`` and ``collect_landscape`` must stay off (not
-            supported). Unknown keys raise ValueError.
+            recorded; default: the first five trainable parameters; ``""``: none),
+            ``collect_dataset_graph`` (the training dataset's pipeline, into the
+            lineage: ``ms_insight.lineage.dataset_graph``). ``collect_landscape`` must
+            stay off (not supported). Unknown keys raise ValueError.
         keep_default_action: with ``collect_specified_data``, whether the other parts
             keep their defaults (True) or are off (False).
         custom_lineage_data: a dict of your own lineage fields (numbers and strings).
@@ -107,9 +109,8 @@ class SummaryCollector(Callback):
         if unknown:
             raise ValueError(f"SummaryCollector: unknown collect_specified_data keys "
                              f"{unknown}; known: {sorted(_DEFAULTS)}")
-        for key in ("collect_dataset_graph", "collect_landscape"):
-            if given.get(key):
-                raise ValueError(f"SummaryCollector: {key} is not supported")
+        if given.get("collect_landscape"):
+            raise ValueError("SummaryCollector: collect_landscape is not supported")
         what = dict(_DEFAULTS) if keep_default else \
             {k: (None if k == "histogram_regular" else False) for k in _DEFAULTS}
         if not keep_default and "histogram_regular" not in given:
@@ -161,6 +162,10 @@ class SummaryCollector(Callback):
             if self._custom:
                 fields["custom_lineage_data"] = self._custom
             update_lineage(self._record.log_dir, fields)
+        if self._what["collect_dataset_graph"]:
+            graph = dataset_graph(cb.get("train_dataset"))
+            if graph is not None:
+                update_lineage(self._record.log_dir, {"dataset_graph": graph})
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
