@@ -300,3 +300,20 @@ def test_mixup_mixes_with_the_next_image_or_the_previous_batch():
 def test_argument_errors_have_mindspore_types(make, error):
     with pytest.raises(error):
         make()
+
+
+def test_random_crop_decode_resize_in_a_pipeline_of_equal_length_files():
+    import io
+
+    from PIL import Image
+
+    blobs = []
+    for i in range(3):  # BMP files of one size have one length: a fixed-shape bytes column
+        buf = io.BytesIO()
+        Image.fromarray(np.full((30, 40, 3), 40 * i, np.uint8)).save(buf, "BMP")
+        blobs.append(np.frombuffer(buf.getvalue(), np.uint8))
+    pipe = ds.NumpySlicesDataset({"image": np.stack(blobs)}, shuffle=False).map(
+        V.RandomCropDecodeResize((12, 16)), "image")
+    rows = [r["image"] for r in pipe.create_dict_iterator(output_numpy=True)]
+    assert [r.shape for r in rows] == [(12, 16, 3)] * 3
+    assert [int(r[0, 0, 0]) for r in rows] == [0, 40, 80]

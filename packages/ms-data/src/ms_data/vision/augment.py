@@ -175,6 +175,14 @@ class TrivialAugmentWide(_Policy):
         return self._do(x, name, _signed(name, value, rng))
 
 
+def _apply(t, x: np.ndarray, rng) -> np.ndarray:
+    """One transform of a combinator on one image; random ones draw from ``rng`` (the
+    pipeline's generator) so results do not depend on the worker count."""
+    if isinstance(t, TensorOperation) and t.is_random and not t.python_callable:
+        return to_array("augment", t._row(x, rng))
+    return to_array("augment", t(x))
+
+
 def _ops(op: str, transforms) -> list:
     if not isinstance(transforms, (list, tuple)) or not transforms:
         raise TypeError(f"{op}: transforms must be a non-empty list, got {transforms!r}")
@@ -198,7 +206,7 @@ class UniformAugment(TensorOperation):
 
     def _row(self, x, rng):
         for i in rng.choice(len(self.transforms), self.num_ops, replace=False):
-            x = to_array("UniformAugment", self.transforms[i](x))
+            x = _apply(self.transforms[i], x, rng)
         return x
 
 
@@ -219,5 +227,5 @@ class RandomSelectSubpolicy(TensorOperation):
     def _row(self, x, rng):
         for t, p in self.policy[rng.integers(len(self.policy))]:
             if rng.random() < p:
-                x = t(x)
+                x = _apply(t, x, rng)
         return x

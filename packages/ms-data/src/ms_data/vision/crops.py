@@ -199,12 +199,15 @@ class RandomResize(TensorOperation):
 
 
 class RandomCropDecodeResize(RandomResizedCrop):
-    """Decode encoded image bytes, then RandomResizedCrop (MindSpore fuses the two)."""
+    """Decode encoded image bytes, then RandomResizedCrop (MindSpore fuses the two).
 
-    def __call__(self, *inputs):
+    Encoded rows differ in length, so there is no batch form.
+    """
+
+    batch_call = None
+
+    def _row(self, x, rng):
         from ms_data.vision.color import Decode
 
-        return super().__call__(Decode()(*inputs))
-
-    def batch_call(self, x, rng=None):  # encoded rows differ in length: rows only
-        raise TypeError("RandomCropDecodeResize: encoded images are decoded row by row")
+        img = Decode()(x)
+        return _ImageOp.batch_call(self, img[None], rng)[0]
