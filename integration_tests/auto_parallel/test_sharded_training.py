@@ -40,6 +40,7 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     (2, ("--optimizer", "adam", "--parallel-optimizer")),
     (4, ("--optimizer", "adamw", "--parallel-optimizer")),
     (2, ("--optimizer", "adam", "--graph")),  # GRAPH_MODE: one compiled sharded step
+    (2, ("--optimizer", "momentum", "--auto", "--parallel-optimizer")),  # AUTO_PARALLEL
 ])
 def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
     """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,

@@ -12,7 +12,7 @@ float32, whose sums in another order differ in the last bits: 1e-5 relative).
 collectives as nodes), run again on every later step.
 
 usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
-       [--steps K]
+       [--auto] [--steps K]
 """
 
 import argparse
@@ -35,6 +35,8 @@ p.add_argument("--optimizer", choices=("momentum", "adam", "adamw"), default="mo
 p.add_argument("--parallel-optimizer", action="store_true")
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--graph", action="store_true", help="GRAPH_MODE: a compiled sharded step")
+p.add_argument("--auto", action="store_true",
+               help="AUTO_PARALLEL, recursive programming (the shards pin their operators)")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -95,7 +97,8 @@ def train(net, shards, shard_id):
 if args.graph:
     set_context(mode=GRAPH_MODE)
 single = train(Net(), None, None)
-set_auto_parallel_context(parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, device_num=n,
+mode = ParallelMode.AUTO_PARALLEL if args.auto else ParallelMode.SEMI_AUTO_PARALLEL
+set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursive_programming",
                           enable_parallel_optimizer=args.parallel_optimizer)
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
