@@ -134,3 +134,18 @@ def test_a_residual_cnn_quantizes_fully_and_runs_like_the_reference(tmp_path, mo
     np.testing.assert_array_equal(got.argmax(1), fp32.argmax(1))
     assert isinstance(report, Report)
     assert "QuantAdd 'residual'" in report.text()
+
+
+@settings(max_examples=25, deadline=None)
+@given(c=st.integers(1, 3), h=st.integers(3, 8), k=st.integers(1, 3), s=st.integers(1, 2),
+       d=st.integers(1, 2), pads=st.tuples(*[st.integers(0, 2)] * 4), zp=_zp)
+def test_int8_im2row_equals_the_numpy_columns(c, h, k, s, d, pads, zp):
+    from ms_lite.kernels.quantized import im2col, im2col_reference
+    from ms_ops.defs.nn_conv import conv_geometry
+
+    x = _q(np.random.default_rng(4), (2, c, h, h + 1))
+    try:
+        g = conv_geometry(x.shape, (2, c, k, k), 2, (k, k), 1, "pad", pads, s, d, 1, "NCHW")
+    except ValueError:
+        return  # the kernel does not fit the padded input
+    np.testing.assert_array_equal(im2col(x, g, zp), im2col_reference(x, g, zp))

@@ -60,11 +60,9 @@ def qgemm(const int8_t[:, ::1] a, const int8_t[:, ::1] w, const int32_t[::1] bia
     if bias.shape[0] != N or mult.shape[0] != N or shift.shape[0] != N:
         raise ValueError("qgemm: bias, mult and shift need one entry per output column")
     # sum((a - zp) * w) = sum(a * w) - zp * sum(w): the inner loop is a plain int8 dot
+    cdef const int8_t* wp = &w[0, 0] if N * K else NULL
     for n in range(N):
-        zw[n] = 0
-        for k in range(K):
-            zw[n] += w[n, k]
-        zw[n] = bias[n] - in_zp * zw[n]
+        zw[n] = bias[n] - in_zp * _sum(wp + n * K, K)
     if M * N * K < 1 << 20 or nt == 1:
         # small products: waking a thread team costs more than the work (and, on a busy
         # machine, far more)
@@ -84,18 +82,60 @@ cdef inline void _row(const int8_t[:, ::1] a, const int8_t[:, ::1] w,
                       const int32_t[::1] shift, int out_zp, int act_min,
                       int act_max, int8_t[:, ::1] out, Py_ssize_t m, Py_ssize_t K,
                       Py_ssize_t N) noexcept nogil:
-    cdef Py_ssize_t n, k
-    cdef int32_t acc, v
+    cdef Py_ssize_t n
+    cdef int32_t v
+    cdef const int8_t* ar = &a[m, 0]
     for n in range(N):
-        acc = zw[n]
-        for k in range(K):
-            acc = acc + <int32_t>a[m, k] * <int32_t>w[n, k]
-        v = _requant(acc, mult[n], shift[n]) + out_zp
+        v = _requant(zw[n] + _dot(ar, &w[n, 0], K), mult[n], shift[n]) + out_zp
         if v < act_min:
             v = act_min
         elif v > act_max:
             v = act_max
         out[m, n] = <int8_t>v
+
+
+cdef inline int32_t _sum(const int8_t* x, Py_ssize_t K) noexcept nogil:
+    cdef int32_t acc = 0
+    cdef Py_ssize_t k
+    for k in range(K):
+        acc += x[k]
+    return acc
+
+
+def im2row(const int8_t[:, :, :, ::1] x, int8_t[:, ::1] rows, int kh, int kw, int sh,
+           int sw, int dh, int dw, int pt, int pl, int oh, int ow, int pad_value):
+    """``rows[(n*oh + oy)*ow + ox, (c*kh + i)*kw + j]`` = the input under tap (i, j) of
+    output (oy, ox) of image n, ``pad_value`` (the input zero point) outside: the
+    ``(N*oh*ow, C*kh*kw)`` matrix that ``qgemm`` multiplies by the weights."""
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t K = C * kh * kw, n, oy, ox, c, i, j, y, xx
+    cdef int8_t* r
+    if rows.shape[0] != N * oh * ow or rows.shape[1] != K:
+        raise ValueError(f"im2row: rows {rows.shape[0]}x{rows.shape[1]}, expected "
+                         f"{N * oh * ow}x{K}")
+    cdef const int8_t* xp = &x[0, 0, 0, 0] if N * C * H * W else NULL
+    with nogil:
+        for n in range(N):
+            for oy in range(oh):
+                for ox in range(ow):
+                    r = &rows[(n * oh + oy) * ow + ox, 0]
+                    for c in range(C):
+                        for i in range(kh):
+                            y = oy * sh - pt + i * dh
+                            for j in range(kw):
+                                xx = ox * sw - pl + j * dw
+                                r[(c * kh + i) * kw + j] = xp[((n * C + c) * H + y) * W + xx] \
+                                    if 0 <= y < H and 0 <= xx < W else pad_value
+
+
+cdef inline int32_t _dot(const int8_t* x, const int8_t* y, Py_ssize_t K) noexcept nogil:
+    """int8 dot product in int32 over raw pointers: a loop the compiler vectorizes (the
+    integer sum is exact in any order)."""
+    cdef int32_t acc = 0
+    cdef Py_ssize_t k
+    for k in range(K):
+        acc += <int32_t>x[k] * <int32_t>y[k]
+    return acc
 
 
 # -- elementwise and pooling int8 kernels (ms_lite.kernels.quantized_more has the

@@ -51,6 +51,17 @@ def im2col(x, g, pad_value: int):
     """(N*OH*OW, C*KH*KW) int8 columns of NCHW ``x``, padded with ``pad_value`` (the input
     zero point, so padding contributes exactly 0 after ``x - zp``)."""
     n, c, h, w = x.shape
+    if _int8 is not None:
+        rows = np.empty((n * g.oh * g.ow, c * g.kh * g.kw), np.int8)
+        _int8.im2row(np.ascontiguousarray(x), rows, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
+                     g.pl, g.oh, g.ow, pad_value)
+        return rows
+    return im2col_reference(x, g, pad_value)
+
+
+def im2col_reference(x, g, pad_value: int):
+    """``im2col`` in numpy (the Cython ``im2row``'s oracle)."""
+    n, c, h, w = x.shape
     xp = np.full((n, c, h + g.pt + g.pb, w + g.pl + g.pr), pad_value, np.int8)
     xp[:, :, g.pt:g.pt + h, g.pl:g.pl + w] = x
     taps = [xp[:, :, i * g.dh: i * g.dh + (g.oh - 1) * g.sh + 1: g.sh,
