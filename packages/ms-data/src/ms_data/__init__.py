@@ -41,6 +41,7 @@ _LAZY = {
     "TFRecordDataset": "ms_data.sources.tfrecord",
     "Schema": "ms_data.sources.schema",
     "VOCDataset": "ms_data.sources.voc",
+    "CocoDataset": "ms_data.sources.coco",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
