@@ -77,6 +77,21 @@ def test_show_none_draws_inside_a_notebook(monkeypatch):
     assert not images.in_notebook()
 
 
+def test_metrics_never_show_even_in_a_notebook(lenet, rng, monkeypatch):
+    """As in MindSpore XAI, the metrics call explainers with show=False."""
+    from ms_insight.benchmark import ClassSensitivity, Faithfulness
+
+    monkeypatch.setattr(images, "in_notebook", lambda: True)
+    shown = []
+    monkeypatch.setattr(images, "show_images", lambda pictures: shown.append(1))
+    x = rng.random((1, 1, 32, 32)).astype(np.float32)
+    Gradient(lenet)(x, 1)
+    assert shown == [1]  # the notebook default
+    Faithfulness(10, nn.Softmax(), "InsertionAUC").evaluate(Gradient(lenet), x, 1)
+    ClassSensitivity().evaluate(Gradient(lenet), x)
+    assert shown == [1]
+
+
 @pytest.mark.parametrize("ret, show, error", [("Tensor", None, ValueError),
                                                (None, None, ValueError),
                                                ("tensor", 1, TypeError)])

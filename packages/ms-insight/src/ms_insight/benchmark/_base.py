@@ -13,7 +13,7 @@ __all__ = ["LabelSensitiveMetric", "LabelAgnosticMetric", "saliency_array", "ran
 def saliency_array(explainer, x, targets, saliency, who):
     """``saliency`` as an ``(N, 1, H, W)`` array, computed by ``explainer`` when None."""
     if saliency is None:
-        saliency = explainer(to_tensor(x), targets)
+        saliency = explainer(to_tensor(x), targets, show=False)
     s = saliency.asnumpy() if hasattr(saliency, "asnumpy") else np.asarray(saliency)
     if s.ndim == 3:
         s = s[:, None]

@@ -36,10 +36,10 @@ class ClassSensitivity(LabelAgnosticMetric):
         logits = explainer.network(to_tensor(x)).asnumpy()
         top, bottom = logits.argmax(axis=1), logits.argmin(axis=1)
         if explainer.name in ("RISE", "RISEPlus"):
-            both = explainer(to_tensor(x), np.stack([top, bottom], axis=1)).asnumpy()
+            both = explainer(to_tensor(x), np.stack([top, bottom], axis=1), show=False).asnumpy()
             s_top, s_bottom = both[:, 0], both[:, 1]
         else:
-            s_top = explainer(to_tensor(x), top).asnumpy()
-            s_bottom = explainer(to_tensor(x), bottom).asnumpy()
+            s_top = explainer(to_tensor(x), top, show=False).asnumpy()
+            s_bottom = explainer(to_tensor(x), bottom, show=False).asnumpy()
         return np.array([(1 - _correlation(s_top[i].ravel(), s_bottom[i].ravel())) / 2
                          for i in range(len(x))], float)

@@ -66,7 +66,7 @@ class Robustness(LabelSensitiveMetric):
                 out.append(np.nan)
                 continue
             noisy = np.stack([self._noisy(net, x[i], probs[i]) for _ in range(self._num)])
-            moved = explainer(to_tensor(noisy), [int(t[i])] * self._num).asnumpy()
+            moved = explainer(to_tensor(noisy), [int(t[i])] * self._num, show=False).asnumpy()
             sens = np.sqrt(((moved - s[i][None]) ** 2).sum(axis=(1, 2, 3))).max() / norm
             out.append(float(np.exp(-sens)))
         return np.array(out, float)

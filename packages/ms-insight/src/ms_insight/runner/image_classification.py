@@ -152,7 +152,7 @@ class ImageClassificationRunner:
             for which, targets in (("label", labels), ("pred", preds)):
                 if which == "pred" and (preds == labels).all():
                     break
-                sal = e(to_tensor(images), targets.tolist()).asnumpy()
+                sal = e(to_tensor(images), targets.tolist(), show=False).asnumpy()
                 if which == "label":
                     self._score(e, metrics[e.name], images, labels, masks, sal, rows)
                 for i, row in enumerate(rows):
