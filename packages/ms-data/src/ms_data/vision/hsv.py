@@ -48,9 +48,11 @@ def hsv_full_to_rgb_u8(hsv: np.ndarray) -> np.ndarray:
     s = hsv[..., 1].astype(np.float32) * np.float32(1 / 255.0)
     v = hsv[..., 2].astype(np.float32) * np.float32(1 / 255.0)
     h = np.mod(h, np.float32(6))
-    sector = np.floor(h).astype(np.int64)
+    sector = np.floor(h)
     f = h - sector
-    tab = np.stack([v, v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))], -1)
+    sector = sector.astype(np.int64)
+    one = np.float32(1)
+    tab = np.stack([v, v * (one - s), v * (one - s * f), v * (one - s * (one - f))], -1)
     idx = _SECTORS[np.clip(sector, 0, 5)]
     bgr = np.take_along_axis(tab, idx, axis=-1)
     bgr = np.where((s == 0)[..., None], v[..., None], bgr)

@@ -167,18 +167,20 @@ def rotation_matrix(center, degrees: float) -> np.ndarray:
 def affine_matrix(h: int, w: int, degrees, translate_px, scale, shear) -> np.ndarray:
     """MindSpore's ``GetAffineMatrix``: rotation, scale and shear about the centre, then a
     translation in pixels (computed in float32, as MindSpore stores it)."""
-    a = np.deg2rad(np.float32(degrees))
-    sx, sy = np.deg2rad(np.float32(shear[0])), np.deg2rad(-np.float32(shear[1]))
+    f32 = np.float32  # every step in float32 (numpy 1.x would widen scalar arithmetic)
+    a = np.deg2rad(f32(degrees))
+    sx, sy = np.deg2rad(f32(shear[0])), np.deg2rad(-f32(shear[1]))
     if np.cos(sy) == 0:
         raise ValueError("Affine: cos(shear_y) must not be zero")
-    cx, cy = np.float32((w - 1) / 2.0), np.float32((h - 1) / 2.0)
-    m = np.array([scale * np.cos(a + sy) / np.cos(sy),
-                  scale * (-np.cos(a + sy) * np.tan(sx) / np.cos(sy) - np.sin(a)), 0,
-                  scale * np.sin(a + sy) / np.cos(sy),
-                  scale * (-np.sin(a + sy) * np.tan(sx) / np.cos(sy) + np.cos(a)), 0],
+    cx, cy = f32((w - 1) / 2.0), f32((h - 1) / 2.0)
+    s, one = f32(scale), f32(1)
+    m = np.array([s * np.cos(a + sy) / np.cos(sy),
+                  s * (-np.cos(a + sy) * np.tan(sx) / np.cos(sy) - np.sin(a)), 0,
+                  s * np.sin(a + sy) / np.cos(sy),
+                  s * (-np.sin(a + sy) * np.tan(sx) / np.cos(sy) + np.cos(a)), 0],
                  dtype=np.float32)
-    m[2] = (1 - m[0]) * cx - m[1] * cy + np.float32(translate_px[0])
-    m[5] = (1 - m[4]) * cy - m[3] * cx + np.float32(translate_px[1])
+    m[2] = (one - m[0]) * cx - m[1] * cy + f32(translate_px[0])
+    m[5] = (one - m[4]) * cy - m[3] * cx + f32(translate_px[1])
     return m.reshape(2, 3).astype(np.float64)
 
 
