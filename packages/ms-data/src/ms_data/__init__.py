@@ -42,6 +42,7 @@ _LAZY = {
     "Schema": "ms_data.sources.schema",
     "VOCDataset": "ms_data.sources.voc",
     "CocoDataset": "ms_data.sources.coco",
+    "CelebADataset": "ms_data.sources.celeba",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
