@@ -28,6 +28,11 @@ cdef float* _data(cnp.ndarray a, int ndim, bint write, str what) except NULL:
     return <float*>cnp.PyArray_DATA(a)
 
 
+# These loops move memory; a second thread pays only on large tensors (and on a busy
+# machine every parallel region waits for its threads to be scheduled).
+cdef Py_ssize_t _PARALLEL = 1 << 22
+
+
 cdef inline Py_ssize_t _dim(cnp.ndarray a, int i) noexcept:
     return cnp.PyArray_DIM(a, i)
 
@@ -86,7 +91,7 @@ def im2col(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int sh, int sw, int 
     cdef Py_ssize_t r, n, c, t
     if _dim(cols, 0) < C * taps or ld != N * P:
         raise ValueError(f"im2col: cols {_dim(cols, 0)}x{ld} cannot hold {C * taps}x{N * P}")
-    cdef int nt = threads if threads > 1 and rows * P >= 65536 else 1
+    cdef int nt = threads if threads > 1 and rows * P >= _PARALLEL else 1
     with nogil:
         for r in prange(rows, schedule="static", num_threads=nt):
             n = r // (C * taps)
@@ -110,7 +115,7 @@ def im2col_wide(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int dh, int dw,
     if _dim(x, 0) != 1 or _dim(cols, 0) < C * taps or _dim(cols, 1) != L or oh > H:
         raise ValueError(f"im2col_wide: cols {_dim(cols, 0)}x{_dim(cols, 1)} cannot hold "
                          f"{C * taps}x{L} for x of shape {(<object>x).shape}")
-    cdef int nt = threads if threads > 1 and C * taps * L >= 65536 else 1
+    cdef int nt = threads if threads > 1 and C * taps * L >= _PARALLEL else 1
     with nogil:
         for r in prange(C * taps, schedule="static", num_threads=nt):
             c = r // taps
@@ -178,7 +183,7 @@ def pool(cnp.ndarray x, cnp.ndarray out, int kh, int kw, int sh, int sw, bint av
     if _dim(out, 0) != P or (oh - 1) * sh + kh > H or (ow - 1) * sw + kw > W:
         raise ValueError(f"pool: windows of {(<object>out).shape} do not fit in {(<object>x).shape}")
     cdef bint two = kh == 2 and kw == 2 and sh == 2 and sw == 2 and not avg
-    cdef int nt = threads if threads > 1 and P * H * W >= 65536 else 1
+    cdef int nt = threads if threads > 1 and P * H * W >= _PARALLEL else 1
     with nogil:
         for p in prange(P, schedule="static", num_threads=nt):
             if two:

@@ -29,11 +29,12 @@ _POOL = ("MaxPool", "AvgPool")
 _F32 = np.dtype(np.float32)
 
 
-# m*n*k from which a product goes to MKL where ms-ops has it (its count follows
-# ``thread_num``, and threads pay at this size); smaller ones stay numpy's: the cheapest
-# call, and on LeNet5's 16x151x140 product MKL with two threads took 19 us against
-# numpy's 10 (docs/benchmarks.md).
-_LARGE = 1 << 22
+# Products from this many multiply-adds go to MKL where ms-ops has it: its threads are
+# the libgomp team of ms-ops' and ms-lite's kernels, which ``thread_num`` governs, while
+# numpy's OpenBLAS keeps a second spinning pool that fought them at batch 32 (a
+# 32x400x120 product took 72 ms; docs/benchmarks.md). Smaller products are numpy's:
+# the cheapest call, and faster than MKL's team at LeNet5's batch-1 sizes.
+_LARGE = 1 << 20
 
 
 def product(a, b, out):
