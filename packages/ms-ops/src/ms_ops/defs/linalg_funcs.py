@@ -93,7 +93,7 @@ def pinv(x, *, atol=None, rtol=None, hermitian=False):
     return BatchMatMul(Mul(v, array.ExpandDims(inv_s, -2)), _t(u))
 
 
-@functional("lstsq")
+@functional("lstsq", methods="lstsq")
 def lstsq(input, A):
     """``ops.lstsq``: x minimising ||input @ x - A|| (MindSpore's order: ``input`` is the
     full-rank coefficient matrix, ``A`` the right-hand side); a 1-D ``A`` gives a 1-D x."""

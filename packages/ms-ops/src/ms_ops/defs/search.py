@@ -227,7 +227,7 @@ def _segment_fn(name, op):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``ops.{name}``: {op.__doc__}"
-    return functional(name)(fn)
+    return functional(name, methods=name)(fn)
 
 
 unsorted_segment_max = _segment_fn("unsorted_segment_max", UnsortedSegmentMax)
@@ -347,7 +347,7 @@ def _equal_count(x, y):
 EqualCount = primitive_class("EqualCount", _equal_count)
 
 
-@functional("top_k")
+@functional("top_k", methods="top_k")
 def top_k(input_x, k, sorted=True):
     """``ops.top_k``: MindSpore's old name of :func:`ops.topk`."""
     from ms_ops.defs.sort import TopK
