@@ -7,6 +7,8 @@ from __future__ import annotations
 from ms_nn.layers import (
     conv_more,
     dropout_more,
+    image_cells,
+    math_cells,
     norm_more,
     pooling_more,
     rnn_more,
@@ -14,6 +16,8 @@ from ms_nn.layers import (
 )
 from ms_nn.layers.conv_more import *  # noqa: F403
 from ms_nn.layers.dropout_more import *  # noqa: F403
+from ms_nn.layers.image_cells import *  # noqa: F403
+from ms_nn.layers.math_cells import *  # noqa: F403
 from ms_nn.layers.mint_nn_layers import Embedding as EmbeddingExt
 from ms_nn.layers.mint_nn_layers import LayerNorm as LayerNormExt
 from ms_nn.layers.mint_nn_layers import Linear
@@ -31,8 +35,11 @@ from ms_nn.layers.norm_more import *  # noqa: F403
 from ms_nn.layers.pooling_more import *  # noqa: F403
 from ms_nn.layers.rnn_more import *  # noqa: F403
 from ms_nn.layers.transformer_more import *  # noqa: F403
+from ms_nn.loss import loss_more
+from ms_nn.loss.loss_more import *  # noqa: F403
 
-__all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__,
+__all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__, *image_cells.__all__,
+           *math_cells.__all__, *loss_more.__all__,
            *pooling_more.__all__, *rnn_more.__all__, *transformer_more.__all__,
            "EmbeddingExt", "LayerNormExt", "Linear",
            "PReLUExt",
