@@ -43,6 +43,7 @@ _LAZY = {
     "VOCDataset": "ms_data.sources.voc",
     "CocoDataset": "ms_data.sources.coco",
     "CelebADataset": "ms_data.sources.celeba",
+    "PaddedDataset": "ms_data.sources.padded",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
