@@ -36,7 +36,7 @@ __all__ = ["parallel_step_for", "ParallelTrainStep"]
 # Optimizers whose update is elementwise per Parameter: a slice's update is the update's
 # slice. (LAMB or LARS, which take norms of whole Parameters, are not.)
 ELEMENTWISE = frozenset({"Momentum", "SGD", "Adam", "AdamW", "AdamWeightDecay", "Adagrad",
-                         "RMSProp", "Adadelta", "Adamax", "FTRL", "ProximalAdagrad"})
+                         "RMSProp", "Adadelta", "AdaMax", "FTRL", "ProximalAdagrad"})
 
 
 def parallel_step_for(network, optimizer, sens=1.0):
@@ -49,11 +49,14 @@ def parallel_step_for(network, optimizer, sens=1.0):
                          f"{_get('parallel_mode')}: wrap the network in nn.PipelineCell "
                          "(ms_parallel.auto.pipeline) to train pipeline stages; the sharded "
                          "step runs one stage")
+    from ms_nn.optim.optimizer import Optimizer
+
     kind = type(optimizer).__name__
-    if kind not in ELEMENTWISE:
+    if kind not in ELEMENTWISE or not isinstance(optimizer, Optimizer):
+        names = ", ".join(sorted(ELEMENTWISE))
         raise ValueError(f"TrainOneStepCell in {_get('parallel_mode')}: optimizer {kind} is not "
-                         f"elementwise (supported: {sorted(ELEMENTWISE)}); its update of a "
-                         "Parameter slice would not be the slice of its update")
+                         f"an elementwise nn optimizer (supported: {names}); its update of a "
+                         "Parameter slice might not be the slice of its update")
     if not isinstance(sens, (int, float)):
         raise ValueError(f"TrainOneStepCell in {_get('parallel_mode')}: sens must be a "
                          f"number, got {type(sens).__name__}")
