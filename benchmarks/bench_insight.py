@@ -154,8 +154,8 @@ def case_collector(quick: bool) -> list:
     """``Model.train`` of LeNet5 over 8 batches of 32, without a callback, with a
     ``SummaryCollector`` recording scalars (loss, learning rate) every step, and with one
     left at its defaults (also input images, five weight histograms, the graph) every
-    step; in PyNative and GRAPH_MODE. One row wakes the event writer's thread at every
-    record, as SummaryRecord did before it handed events over in batches. Each sample is
+    step; in PyNative and GRAPH_MODE. One row hands every record to the writer's worker
+    thread at once (waking it every step) instead of batching a second's worth. Each sample is
     one ``train`` call, the collector's file opening and closing included."""
     import microspore as ms
     import microspore.dataset as ds
@@ -165,9 +165,9 @@ def case_collector(quick: bool) -> list:
         {"image": rng.random((32 * COLLECTOR_STEPS, 1, 32, 32), dtype=np.float32),
          "label": rng.integers(0, 10, 32 * COLLECTOR_STEPS).astype(np.int32)},
         shuffle=False).batch(32)
-    from ms_insight.summary import record as record_module
+    from ms_insight.summary import _batches as record_module
 
-    hand_over_s = record_module._HAND_OVER_S
+    hand_over_s = record_module.HAND_OVER_S
     directory = tempfile.mkdtemp(prefix="bench_collector_")
     rows, runs = [], [0]
     for mode, mode_name in ((ms.PYNATIVE_MODE, "PyNative"), (ms.GRAPH_MODE, "GRAPH_MODE")):
@@ -178,8 +178,9 @@ def case_collector(quick: bool) -> list:
         def run(collector_args, mode=mode, model=model, every_step=False, alone=False):
             def sample():
                 ms.set_context(mode=mode)
-                # every_step: the writer thread woken at every record, as before 3f0cad7
-                record_module._HAND_OVER_S = 0.0 if every_step else hand_over_s
+                # every_step: each record handed to the writer's worker at once (it wakes
+                # every step), instead of once a second
+                record_module.HAND_OVER_S = 0.0 if every_step else hand_over_s
                 callbacks = None
                 if collector_args is not None:
                     runs[0] += 1
@@ -201,7 +202,7 @@ def case_collector(quick: bool) -> list:
                  _Row(case, "SummaryCollector, scalars every step", run({
                      "collect_specified_data": {"collect_metric": True},
                      "keep_default_action": False})),
-                 _Row(case, "SummaryCollector, scalars, writer woken every step", run({
+                 _Row(case, "SummaryCollector, scalars, handed over every step", run({
                      "collect_specified_data": {"collect_metric": True},
                      "keep_default_action": False}, every_step=True)),
                  _Row(case, "SummaryCollector defaults, every step", run({})),

@@ -88,36 +88,61 @@ def test_file_is_named_for_tensorboard_and_flush_writes(tmp_path, read_events):
     record.close()
 
 
-def test_records_reach_the_writer_thread_in_batches(tmp_path, read_events, monkeypatch):
-    """Waking the writer thread every step costs a thread switch mid-step: ``record``
-    hands events over at most once a second (or by count), ``flush`` hands the rest."""
-    from ms_insight.summary import record as record_module
+def test_records_reach_the_writer_in_batches(tmp_path, read_events, monkeypatch):
+    """``record`` only queues: the events are built and given to the writer by a worker,
+    a batch at a time (at most once a second or by count), all of it by ``flush``."""
+    import threading
+
+    from ms_insight.summary import _batches
 
     record = SummaryRecord(tmp_path / "run")
     handed = []
     add_event = record._writer.add_event
-    monkeypatch.setattr(record._writer, "add_event", lambda e: (handed.append(e.step),
-                                                                add_event(e)))
-    monkeypatch.setattr(record_module, "_HAND_OVER_S", 3600.0)
+    monkeypatch.setattr(record._writer, "add_event", lambda e: (
+        handed.append((e.step, threading.current_thread().name)), add_event(e)))
+    monkeypatch.setattr(_batches, "HAND_OVER_S", 3600.0)
     for step in range(1, 11):
         record.add_value("scalar", "a", float(step))
         record.record(step)
-    assert handed == []  # all ten wait in the batch
-    for step in range(11, 11 + record_module._HAND_OVER_EVENTS):
+    batches = record._batches
+    assert len(batches._batch) == 10 and not batches._pending  # all ten wait here
+    for step in range(11, 11 + _batches.HAND_OVER_ITEMS):
         record.add_value("scalar", "a", float(step))
         record.record(step)
-    assert handed == list(range(1, 1 + record_module._HAND_OVER_EVENTS))  # count reached
-    monkeypatch.setattr(record_module, "_HAND_OVER_S", 0.0)
+    for f in batches._pending:  # the batch handed over at the count, not the rest
+        f.result()
+    assert [s for s, _ in handed] == list(range(1, 1 + _batches.HAND_OVER_ITEMS))
+    assert all(name.startswith("SummaryRecord") for _, name in handed)  # not this thread
+    monkeypatch.setattr(_batches, "HAND_OVER_S", 0.0)
     record.add_value("scalar", "a", 0.5)
     record.record(99)  # the time limit reached: everything pending goes
-    assert handed[-1] == 99 and len(handed) == 11 + record_module._HAND_OVER_EVENTS
-    monkeypatch.setattr(record_module, "_HAND_OVER_S", 3600.0)
+    for f in batches._pending:
+        f.result()
+    assert handed[-1][0] == 99 and len(handed) == 11 + _batches.HAND_OVER_ITEMS
+    monkeypatch.setattr(_batches, "HAND_OVER_S", 3600.0)
     record.add_value("scalar", "a", 0.25)
     record.record(100)
     record.flush()
-    assert handed[-1] == 100
+    assert handed[-1][0] == 100
     steps = [e.step for e in read_events(tmp_path / "run").Scalars("a")]
-    assert steps == list(range(1, 11 + record_module._HAND_OVER_EVENTS)) + [99, 100]
+    assert steps == list(range(1, 11 + _batches.HAND_OVER_ITEMS)) + [99, 100]
+    record.close()
+
+
+def test_an_error_of_the_worker_is_raised_at_flush(tmp_path, monkeypatch):
+    from ms_insight.summary import _batches
+
+    record = SummaryRecord(tmp_path / "run")
+
+    def broken(item):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(_batches, "build_event", broken)
+    record.add_value("scalar", "a", 1.0)
+    record.record(1)
+    with pytest.raises(RuntimeError, match="disk full"):
+        record.flush()
+    monkeypatch.undo()
     record.close()
 
 

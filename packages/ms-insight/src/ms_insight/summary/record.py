@@ -6,12 +6,10 @@ written by tensorboard's own ``EventFileWriter`` (a background thread appends th
 records; ``flush`` waits for it), so TensorBoard and ``EventAccumulator`` read it as any
 TensorFlow or PyTorch event file.
 
-``record`` does not wake that thread every step: waking it costs a thread switch and a
-GIL hand-over in the middle of the next step, which on a busy machine measured more than
-the write itself (docs/benchmarks.md). Events are handed over in batches, at most every
-``_HAND_OVER_S`` seconds (or when ``_HAND_OVER_EVENTS`` / ``_HAND_OVER_BYTES`` are
-pending), and by ``flush`` and ``close``; the writer thread keeps them in memory until its
-own flush (every ``flush_secs``) anyway, so a record reaches the disk at most a second later.
+``record`` itself only queues the step's values: the events are built and handed to the
+writer in batches by a worker thread (``ms_insight.summary._batches``), at most once a
+second, so a step pays neither the protos nor a thread switch (docs/benchmarks.md);
+``flush`` and ``close`` hand over and wait for everything.
 
 Lineage data (``"train_lineage"``, ``"eval_lineage"``, ``"custom_lineage_data"``) go to the
 run's ``lineage.json`` (``ms_insight.lineage``).
@@ -26,14 +24,12 @@ import warnings
 import numpy as np
 
 from ms_insight.summary import _pending
-from ms_insight.summary.values import KINDS, check_value, make_value, recordable
+from ms_insight.summary._batches import BatchedWriter, build_event
+from ms_insight.summary.values import KINDS, check_value, recordable
 
 __all__ = ["SummaryRecord"]
 
 _LINEAGE = ("train_lineage", "eval_lineage", "custom_lineage_data")
-_HAND_OVER_S = 1.0
-_HAND_OVER_EVENTS = 32  # below EventFileWriter's queue size (64): a batch never blocks
-_HAND_OVER_BYTES = 1 << 20
 
 
 def _array(kind: str, tag: str, value) -> np.ndarray:
@@ -99,10 +95,8 @@ class SummaryRecord:
             raise NotADirectoryError(f"SummaryRecord: log_dir {self._log_dir!r} is a file")
         self._writer = EventFileWriter(self._log_dir, max_queue_size=64,
                                        flush_secs=flush_secs, filename_suffix=file_suffix)
+        self._batches = BatchedWriter(self._writer)
         self._values: dict[tuple[str, str], object] = {}
-        self._batch: list = []  # events not yet handed to the writer thread
-        self._batch_bytes = 0
-        self._handed = time.perf_counter()
         self._graph_written = False
         self._mode = "train"
         self._closed = False
@@ -178,8 +172,6 @@ class SummaryRecord:
         """Write everything queued (``add_value`` and the summary operators) as step
         ``step``; returns True (MindSpore's contract). ``plugin_filter(kind) -> bool``
         keeps only some kinds."""
-        from tensorboard.compat.proto import event_pb2, summary_pb2
-
         self._check_open("record")
         if not isinstance(step, (int, np.integer)) or isinstance(step, bool):
             raise TypeError(f"SummaryRecord.record: step must be an int, got {step!r}")
@@ -192,13 +184,14 @@ class SummaryRecord:
         values = dict(self._values)
         values.update(_pending.take())
         self._values = {}
-        summary = summary_pb2.Summary()
-        for (kind, tag), array in values.items():
-            if plugin_filter is None or plugin_filter(kind):
-                summary.value.append(make_value(kind, tag, array))
-        if summary.value:
-            self._write(event_pb2.Event(wall_time=time.time(), step=int(step),
-                                                   summary=summary))
+        kept = [(kind, tag, array) for (kind, tag), array in values.items()
+                if plugin_filter is None or plugin_filter(kind)]
+        if kept:
+            item = (int(step), time.time(), kept)
+            if self._budget is None:
+                self._batches.add(item, sum(a.nbytes for _, _, a in kept))
+            else:  # the size decides now whether it is written
+                self._write(build_event(item))
         return True
 
     def _write(self, event) -> None:
@@ -215,23 +208,12 @@ class SummaryRecord:
                                   RuntimeWarning, stacklevel=3)
                 return
             self._budget -= size
-        self._batch.append(event)
-        self._batch_bytes += event.ByteSize()
-        if len(self._batch) >= _HAND_OVER_EVENTS or self._batch_bytes >= _HAND_OVER_BYTES \
-                or time.perf_counter() - self._handed >= _HAND_OVER_S:
-            self._hand_over()
-
-    def _hand_over(self) -> None:
-        """Give the pending events to the writer thread, in one go (it wakes once)."""
-        batch, self._batch, self._batch_bytes = self._batch, [], 0
-        self._handed = time.perf_counter()
-        for event in batch:
-            self._writer.add_event(event)
+        self._batches.add(event, event.ByteSize())
 
     def flush(self) -> None:
         """Wait until everything recorded so far is on disk."""
         self._check_open("flush")
-        self._hand_over()
+        self._batches.wait()
         self._writer.flush()
 
     def close(self) -> None:
@@ -239,8 +221,7 @@ class SummaryRecord:
         if not self._closed:
             self._closed = True
             _pending.closed()
-            self._hand_over()
-            self._writer.close()
+            self._batches.close()
 
     def _check_open(self, what: str) -> None:
         if self._closed:
