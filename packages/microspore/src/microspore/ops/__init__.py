@@ -22,8 +22,15 @@ def __getattr__(name: str):
     try:
         return getattr(_functional, name)
     except AttributeError:
-        raise AttributeError(f"microspore.ops has no operator {name!r} (no installed plugin "
-                             "registers it; `microspore info` lists them)") from None
+        pass
+    try:  # MindSpore's ops namespace also holds the functional collectives (their __all__)
+        collectives = import_module(f"{__name__}.communication")
+        if name in dir(collectives):
+            return getattr(collectives, name)
+    except ImportError:
+        pass
+    raise AttributeError(f"microspore.ops has no operator {name!r} (no installed plugin "
+                         "registers it; `microspore info` lists them)")
 
 
 def __dir__():
