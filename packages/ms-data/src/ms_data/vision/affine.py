@@ -162,7 +162,7 @@ class RandomAffine(_ImageOp):
             if self.shear is not None:
                 sh = (rng.uniform(self.shear[0], self.shear[1]),
                       rng.uniform(self.shear[2], self.shear[3]))
-            mats.append(affine_matrix(h, w, deg, (round(t[0]), round(t[1])), s, sh))
+            mats.append(affine_matrix(h, w, deg, t, s, sh))  # MindSpore: unrounded pixels
         return warp_nhwc(x, mats, (h, w), self.resample, self.fill_value)
 
 
