@@ -35,6 +35,8 @@ _SUBMODULES = {
     "optim": "ms_nn.optim",
     "wrap": "ms_nn.wrap",
     "train": "ms_nn.train",
+    "metrics": "ms_nn.train.metrics",
+    "grad": "ms_nn.wrap.grad_cells",
 }
 
 _CORE = ["Cell", "CellList", "SequentialCell", "CellDict", "HookHandle", "initializer"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ms_nn.layers import (
     conv_more,
     dropout_more,
+    fused_more,
     image_cells,
     math_cells,
     norm_more,
@@ -16,6 +17,7 @@ from ms_nn.layers import (
 )
 from ms_nn.layers.conv_more import *  # noqa: F403
 from ms_nn.layers.dropout_more import *  # noqa: F403
+from ms_nn.layers.fused_more import *  # noqa: F403
 from ms_nn.layers.image_cells import *  # noqa: F403
 from ms_nn.layers.math_cells import *  # noqa: F403
 from ms_nn.layers.mint_nn_layers import Embedding as EmbeddingExt
@@ -37,6 +39,8 @@ from ms_nn.layers.rnn_more import *  # noqa: F403
 from ms_nn.layers.transformer_more import *  # noqa: F403
 from ms_nn.loss import loss_more
 from ms_nn.loss.loss_more import *  # noqa: F403
+from ms_nn.optim.rprop_asgd import ASGD, Rprop
+from ms_nn.wrap.grad_wrappers import ForwardValueAndGrad, WithGradCell
 
 __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__, *image_cells.__all__,
            *math_cells.__all__, *loss_more.__all__,
@@ -44,4 +48,5 @@ __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__, *image
            "EmbeddingExt", "LayerNormExt", "Linear",
            "PReLUExt",
            "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
-           "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample"]
+           "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample",
+           "ASGD", "Rprop", "ForwardValueAndGrad", "WithGradCell", *fused_more.__all__]
