@@ -53,6 +53,17 @@ def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
 
 
+@pytest.mark.parametrize("ranks, micro", [(2, 2), (4, 4)])
+def test_model_train_with_pipeline_stages_equals_one_process(ranks, micro):
+    """Model.train on nn.PipelineCell(WithLossCell(SequentialCell, loss), micro) with
+    pipeline_stages = ranks: 1F1B stages, losses of the one-process PipelineCell."""
+    script = SCRIPT.with_name("train_model_pipeline.py")
+    proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(re.findall(r"step (\d) pipeline", proc.stdout)) == ["0", "1", "2"]
+    assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
+
+
 def test_compiled_sharded_step_equals_the_eager_one():
     """ms_graph.jit captures forward, backward, reductions and update as one graph whose
     collectives are nodes; run again on new data it equals the eager step (2 x 2 hybrid)."""

@@ -4,7 +4,7 @@ one rank, no MPI) it trains like the plain step, and it refuses what it cannot s
 import numpy as np
 import pytest
 
-from ms_nn import Cell, TrainOneStepCell, WithLossCell
+from ms_nn import Cell, PipelineCell, TrainOneStepCell, WithLossCell
 from ms_nn.loss import MSELoss
 from ms_nn.optim import Adam, Momentum
 from ms_ops import MatMul, ReLU
@@ -62,5 +62,9 @@ def test_what_cannot_be_sharded_is_refused_by_name(semi_auto):
     with pytest.raises(ValueError, match="optimizer Norms is not an elementwise"):
         TrainOneStepCell(WithLossCell(net, MSELoss()), Norms(0.1, net.trainable_params()))
     set_auto_parallel_context(pipeline_stages=2)
-    with pytest.raises(ValueError, match="pipeline_stages=2"):
+    with pytest.raises(ValueError, match="must be nn.PipelineCell"):
         TrainOneStepCell(WithLossCell(net, MSELoss()), Momentum(net.trainable_params(), 0.1, 0.9))
+    with pytest.raises(ValueError, match="pipeline_stages=2 on 1 ranks"):
+        TrainOneStepCell(PipelineCell(WithLossCell(net, MSELoss()), 2),
+                         Momentum(net.trainable_params(), 0.1, 0.9))
+

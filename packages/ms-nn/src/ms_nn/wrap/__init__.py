@@ -7,6 +7,7 @@ from ms_nn.wrap.loss_scale import (
     TrainOneStepWithLossScaleCell,
     all_finite,
 )
+from ms_nn.wrap.pipeline_cell import PipelineCell
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell", "TrainOneStepWithLossScaleCell",
-           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "all_finite"]
+           "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "all_finite", "PipelineCell"]

@@ -19,6 +19,9 @@ optimizer) is compiled by ``ms_graph.jit`` into one graph per input signature, t
 collectives being graph nodes; with ``enable_parallel_optimizer`` it runs as operators (the
 parts are swapped in and out of the Parameters between the collectives).
 
+With ``pipeline_stages`` > 1 the network is an ``nn.PipelineCell`` and the step is
+``PipelineTrainStep`` (``ms_parallel.auto.pipeline_step``): one rank per stage, 1F1B.
+
 Without ``full_batch`` each rank's inputs are its part of the global batch (rank order, as
 a dataset with ``num_shards``/``shard_id`` gives them) and are gathered first.
 """
@@ -44,11 +47,6 @@ def parallel_step_for(network, optimizer, sens=1.0):
     SEMI_AUTO_PARALLEL / AUTO_PARALLEL modes."""
     if _get("parallel_mode") not in ("semi_auto_parallel", "auto_parallel"):
         return None
-    if _get("pipeline_stages") > 1:
-        raise ValueError(f"TrainOneStepCell: pipeline_stages={_get('pipeline_stages')} with "
-                         f"{_get('parallel_mode')}: wrap the network in nn.PipelineCell "
-                         "(ms_parallel.auto.pipeline) to train pipeline stages; the sharded "
-                         "step runs one stage")
     from ms_nn.optim.optimizer import Optimizer
 
     kind = type(optimizer).__name__
@@ -60,6 +58,10 @@ def parallel_step_for(network, optimizer, sens=1.0):
     if not isinstance(sens, (int, float)):
         raise ValueError(f"TrainOneStepCell in {_get('parallel_mode')}: sens must be a "
                          f"number, got {type(sens).__name__}")
+    if _get("pipeline_stages") > 1:
+        from ms_parallel.auto.pipeline_step import PipelineTrainStep
+
+        return PipelineTrainStep(network, optimizer, float(sens), _get("pipeline_stages"))
     return ParallelTrainStep(network, optimizer, float(sens),
                              bool(_get("enable_parallel_optimizer")))
 

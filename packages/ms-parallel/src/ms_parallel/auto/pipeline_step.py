@@ -1,0 +1,67 @@
+"""``TrainOneStepCell`` (and ``Model.train``) with ``pipeline_stages`` > 1: the network is
+an ``nn.PipelineCell(WithLossCell(SequentialCell, loss_fn), micro_size)`` whose cells carry
+``pipeline_stage`` marks, and rank ``s`` trains stage ``s`` with ``PipelineCell``'s 1F1B
+schedule (``ms_parallel.auto.pipeline``).
+
+As MindSpore's ``nn.PipelineCell``, the step's loss is the *sum* of the micro-batches'
+losses (and the gradients those of that sum); it is broadcast from the last stage, so every
+rank returns it. Each rank's optimizer sees its stage's gradients and zeros for the other
+stages' Parameters (which it does not use). Every stage reads the whole batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ms_tensor import Tensor
+
+__all__ = ["PipelineTrainStep"]
+
+
+class PipelineTrainStep:
+    """``step(*inputs) -> (loss, gradients)`` for one rank's pipeline stage."""
+
+    def __init__(self, network, optimizer, sens: float, stages: int):
+        from ms_nn.wrap import PipelineCell, WithLossCell
+        from ms_parallel.auto.pipeline import PipelineCell as Stages
+        from ms_parallel.management import get_group_size, get_rank
+
+        inner = getattr(network, "network", None)
+        if not isinstance(network, PipelineCell) or not isinstance(inner, WithLossCell):
+            raise ValueError(f"TrainOneStepCell with pipeline_stages={stages}: the network must "
+                             f"be nn.PipelineCell(nn.WithLossCell(backbone, loss_fn), "
+                             f"micro_size), got {type(network).__name__}")
+        if get_group_size() != stages:
+            raise ValueError(f"TrainOneStepCell: pipeline_stages={stages} on "
+                             f"{get_group_size()} ranks; one rank per stage is supported "
+                             "(pipeline stages are not combined with operator sharding)")
+        self.optimizer = optimizer
+        self.sens = sens
+        self.micro = network.micro_size
+        self.stages = stages
+        backbone = inner.backbone_network
+        losses = [c for c in inner.cells() if c is not backbone]  # WithLossCell's loss Cell
+        if len(losses) != 1:
+            raise ValueError("TrainOneStepCell with pipeline stages: the WithLossCell's loss "
+                             "function must be a Cell (an nn loss)")
+        self.pipe = Stages(backbone, losses[0], self.micro, get_rank(), stages)
+
+    def __call__(self, *inputs):
+        from ms_parallel.reduce_ops import Broadcast
+
+        if len(inputs) != 2:
+            raise ValueError(f"TrainOneStepCell with pipeline stages: expected (data, label), "
+                             f"got {len(inputs)} inputs")
+        loss, grads = self.pipe.step(*inputs)
+        # the stages' objective is the mean over micro-batches; PipelineCell's is their sum
+        scale = float(self.micro) * self.sens
+        mine = {id(p): g * scale for p, g in zip(self.pipe.params, grads or ())}
+        weights = list(self.optimizer.parameters)
+        grads = tuple(mine.get(id(p), Tensor(np.zeros(p.shape, p.asnumpy().dtype)))
+                      for p in weights)
+        self.optimizer(grads)
+        last = self.stages - 1
+        loss = loss * float(self.micro) if loss is not None else \
+            Tensor(np.zeros((), self.pipe.params[0].asnumpy().dtype if self.pipe.params
+                            else np.float32))
+        return Broadcast(loss, last), grads
