@@ -317,3 +317,16 @@ def test_random_crop_decode_resize_in_a_pipeline_of_equal_length_files():
     rows = [r["image"] for r in pipe.create_dict_iterator(output_numpy=True)]
     assert [r.shape for r in rows] == [(12, 16, 3)] * 3
     assert [int(r[0, 0, 0]) for r in rows] == [0, 40, 80]
+
+
+def test_normalize_pad_keeps_its_channel_in_a_fused_pipeline():
+    # MindSpore 2.10's CPU kernel writes the 3-channel result into the 4-channel buffer
+    # (a known bug there); the documented behaviour is a zero fourth channel.
+    x = BATCH[:2]
+    pipe = ds.NumpySlicesDataset({"image": x}, shuffle=False).map(
+        [V.Rescale(1.0, 0.0), V.NormalizePad([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], "float16")],
+        "image")
+    row = next(pipe.create_dict_iterator(output_numpy=True))["image"]
+    assert row.shape == (12, 16, 4) and row.dtype == np.float16
+    assert (row[..., 3] == 0).all()
+    np.testing.assert_allclose(row[..., :3], ((x[0] - [1.0, 2.0, 3.0]) / 2).astype(np.float16))

@@ -41,18 +41,23 @@ class ToType(TypeCast):
     """Cast to ``data_type`` (``vision``'s name for ``transforms.TypeCast``)."""
 
 
-class NormalizePad(Normalize):
+class NormalizePad(TensorOperation):
     """Normalize (H, W, C) per channel, then append a zero channel; output ``dtype`` is
-    float32 or float16."""
+    float32 or float16. (Not a pointwise step: ``fuse`` leaves it whole.)"""
 
     def __init__(self, mean, std, dtype="float32", is_hwc=True):
-        super().__init__(mean, std, is_hwc)
+        self._normalize = Normalize(mean, std, is_hwc)
+        self.mean, self.std, self.is_hwc = self._normalize.mean, self._normalize.std, is_hwc
         self.dtype = np.dtype(numpy_dtype("NormalizePad", dtype))
         if self.dtype not in (np.float32, np.float16):
             raise ValueError(f"NormalizePad: dtype must be float32 or float16, got {dtype!r}")
 
+    def _row(self, x, rng):
+        _checks.image("NormalizePad", x)
+        return self.batch_call(x[None])[0]
+
     def batch_call(self, x, rng=None):
-        out = super().batch_call(x, rng).astype(self.dtype)
+        out = self._normalize.batch_call(x).astype(self.dtype)
         axis = -1 if self.is_hwc else 1
         if out.ndim == 3:
             out, axis = out[..., None], -1
