@@ -263,6 +263,17 @@ class MindDataset(MappableSource):
         ValueError: ``columns_list`` names an unknown field.
     """
 
+    def __new__(cls, dataset_files=None, *args, **kwargs):
+        # A file MindSpore's FileWriter wrote is read by ms_data.sources.mindrecord.
+        from ms_data.sources.mindrecord import MindRecordDataset, is_mindrecord
+
+        first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else \
+            next(iter(dataset_files or ()), None)
+        if cls is MindDataset and isinstance(first, (str, os.PathLike)) and \
+                is_mindrecord(os.fspath(first)):
+            return MindRecordDataset(dataset_files, *args, **kwargs)
+        return super().__new__(cls)
+
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
                  num_shards=None, shard_id=None, sampler=None, num_samples=None):
         super().__init__(num_samples=num_samples, shuffle=shuffle, sampler=sampler,
