@@ -58,7 +58,7 @@ def _search(quick: bool, full: bool):
         for n in devices:
             g = build()
             topo = Topology.parse(f"8x{n // 8}")
-            redistribution._known.clear()
+            _forget(redistribution)
             model = CostModel(g, topo)
             t, cpu = time.perf_counter(), time.process_time()
             rec = recursive_programming(model)
