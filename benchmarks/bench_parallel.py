@@ -7,7 +7,8 @@ per tensor.
   implementations run in turn within each round (A B C D A B C D ...); a sample is the
   slowest rank's mean time over enough back-to-back calls to last ~20 ms. Bandwidth is
   bytes / time (algorithm bandwidth). ``AllReduce(t)`` (the operator) returns a new
-  tensor, so it allocates its result each call, as an eager operator must;
+  tensor: its eager call skips generic dispatch and receives straight into its result,
+  which for 1 MB and more is a recycled array nobody holds any more (ms_parallel.recycle);
   ``ops.communication.all_reduce(t)`` reduces ``t``'s own buffer (MPI_IN_PLACE); raw
   mpi4py reuses one preallocated receive buffer; gloo reduces in place. (The in-place
   sum grows the values geometrically; float32 holds them for these round counts.)
@@ -198,15 +199,15 @@ def report_allreduce(rounds):
     print("| size | " + " | ".join(f"{k}: µs (GB/s)" for k in impls) +
           " | microspore / mpi4py |")
     print("|---|" + "---|" * (len(impls) + 1))
-    worst = 0.0
+    worst = worst_in = 0.0
     for size, per in data.items():
         med = {k: median_iqr(v)[0] for k, v in per.items()}
         cells = [f"{num(med[k] * 1e6)} ({num(int(size) / med[k] / 1e9)})" for k in impls]
         ratio = med["microspore AllReduce"] / med["mpi4py Allreduce"]
         ratio_in = med["microspore all_reduce (in place)"] / med["mpi4py Allreduce"]
-        worst = max(worst, ratio_in) if int(size) >= (1 << 18) else worst
+        worst, worst_in = max(worst, ratio), max(worst_in, ratio_in)
         print(f"| {_size(int(size))} | " + " | ".join(cells) + f" | {ratio:.2f} |")
-    return worst
+    return worst, worst_in
 
 
 def report_dp(rounds, steps):
@@ -228,7 +229,8 @@ def report_dp(rounds, steps):
         s, c = median_iqr(step2[name])[0], median_iqr(comm[name])[0]
         print(f"| 2 ranks, {name} | {num(s * 1e3)} | {num(1 / s)} | {num(c * 1e3)} | "
               f"{c / s:.0%} |")
-    return median_iqr(comm["bucketed"])[0] / median_iqr(comm["per tensor"])[0]
+    return (median_iqr(step2["bucketed"])[0] / median_iqr(step2["per tensor"])[0],
+            median_iqr(comm["bucketed"])[0] / median_iqr(comm["per tensor"])[0])
 
 
 def main(argv=None) -> int:
@@ -246,13 +248,15 @@ def main(argv=None) -> int:
           f"{'QUICK RUN. ' if args.quick else ''}")
     goals = []
     if "allreduce" in cases:
-        worst = report_allreduce(3 if args.quick else 15)
-        goals.append(f"in-place all_reduce within 10% of raw mpi4py from 256 KB up: worst ratio "
-                     f"{worst:.2f} ({'met' if worst <= 1.10 else 'NOT met'})")
+        worst, worst_in = report_allreduce(3 if args.quick else 15)
+        for what, w in (("the AllReduce operator", worst), ("in-place all_reduce", worst_in)):
+            goals.append(f"{what} within 10% of raw mpi4py, 1 KB-64 MB: worst ratio "
+                         f"{w:.2f} ({'met' if w <= 1.10 else 'NOT met'})")
     if "dp" in cases:
-        ratio = report_dp(1 if args.quick else 3, 10 if args.quick else 40)
-        goals.append(f"bucketed at least as fast as per tensor: reducer time ratio "
-                     f"{ratio:.2f} ({'met' if ratio <= 1.0 else 'NOT met'})")
+        step, ratio = report_dp(1 if args.quick else 3, 10 if args.quick else 40)
+        for what, x in (("step time", step), ("reducer time after backward", ratio)):
+            goals.append(f"bucketed at least as fast as per tensor, {what}: ratio "
+                         f"{x:.2f} ({'met' if x <= 1.0 else 'NOT met'})")
     print()
     for g in goals:
         print(f"- goal check: {g}")

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ms_parallel.hostfile import read_hostfile
 from ms_parallel.management import ARRIVAL_DIR_ENV
 from ms_parallel.worker import LOG_DIR_ENV
 
@@ -61,7 +62,8 @@ def find_mpiexec() -> str:
 
 def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = None,
            join: bool = False, init_timeout: float = 60.0, timeout: float | None = None,
-           out=None, rank_table: tuple[str, list[int]] | None = None) -> JobResult:
+           out=None, rank_table: tuple[str, list[int]] | None = None,
+           hostfile: str | None = None, per_host: int | None = None) -> JobResult:
     """Run ``script args...`` on ``worker_num`` ranks; see the module docstring.
 
     Args:
@@ -71,6 +73,8 @@ def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = N
         out: where the launcher's own messages go (``sys.stderr``).
         rank_table: ``(path, device id per rank)`` of an HCCL rank table: the ranks get
             ``RANK_TABLE_FILE`` and ``RANK_SIZE``, and each its ``RANK_ID``/``DEVICE_ID``.
+        hostfile: the machines (``host[:slots]`` lines, hostfile.py), given to mpiexec
+            as ``-f``; ``per_host``: ranks per machine (mpiexec's ``-ppn``).
     """
     if not isinstance(worker_num, int) or worker_num < 1:
         raise LaunchError(f"worker_num must be a positive int, got {worker_num!r}")
@@ -98,7 +102,18 @@ def launch(script: str, args=(), *, worker_num: int = 1, log_dir: str | None = N
         Path(log_dir).mkdir(parents=True, exist_ok=True)
         env[LOG_DIR_ENV] = str(Path(log_dir).resolve())
         logs = {r: Path(log_dir, f"worker_{r}.log") for r in range(worker_num)}
-    cmd = [find_mpiexec(), *ranks]
+    hosts = []
+    if hostfile is not None:
+        try:
+            read_hostfile(hostfile)  # a bad line is reported here, naming file and line
+        except ValueError as e:
+            raise LaunchError(str(e)) from None
+        hosts = ["-f", str(Path(hostfile).resolve())]
+    if per_host is not None:
+        if hostfile is None:
+            raise LaunchError("per_host (--local_worker_num) needs a host file")
+        hosts += ["-ppn", str(per_host)]
+    cmd = [find_mpiexec(), *hosts, *ranks]
     try:
         job = _Job(cmd, env, jobdir, worker_num, out)
         result = job.wait(init_timeout, timeout, logs if join else {})

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 
+from ms_parallel.hostfile import read_hostfile
 from ms_parallel.launch import LaunchError, launch
 from ms_parallel.rank_table import rank_table_devices
 
@@ -29,7 +30,11 @@ def _parser() -> argparse.ArgumentParser:
                         "rank-table`): one rank per device, each started with RANK_ID, "
                         "DEVICE_ID, RANK_SIZE and RANK_TABLE_FILE set")
     p.add_argument("--local_worker_num", type=int, default=None,
-                   help="ranks on this machine (must equal --worker_num: one machine only)")
+                   help="ranks per machine with --hostfile (mpiexec's -ppn); without "
+                        "one, it must equal --worker_num")
+    p.add_argument("--hostfile", "-f", default=None,
+                   help="the machines, one 'host' or 'host:slots' a line (Hydra's host "
+                        "file, given to mpiexec); --worker_num defaults to the slots")
     p.add_argument("--log_dir", default=None,
                    help="write each rank's output to LOG_DIR/worker_<rank>.log")
     p.add_argument("--join", action="store_true",
@@ -51,15 +56,24 @@ def main(argv: list[str] | None = None) -> int:
         if args.rank_table_file is not None:
             devices = rank_table_devices(args.rank_table_file, args.worker_num)
             args.worker_num = len(devices)
+        per_host = None
+        if args.hostfile is not None:
+            try:
+                slots = sum(k for _, k in read_hostfile(args.hostfile))
+            except ValueError as e:
+                raise LaunchError(str(e)) from None
+            args.worker_num = slots if args.worker_num is None else args.worker_num
+            per_host = args.local_worker_num
+        elif args.local_worker_num not in (None, args.worker_num or 1):
+            raise LaunchError("--local_worker_num differs from --worker_num: name the "
+                              "machines with --hostfile")
         args.worker_num = 1 if args.worker_num is None else args.worker_num
-        if args.local_worker_num not in (None, args.worker_num):
-            raise LaunchError("only one machine is supported: --local_worker_num must "
-                              "equal --worker_num")
         result = launch(args.script, args.args, worker_num=args.worker_num,
                         log_dir=args.log_dir, join=args.join,
                         init_timeout=args.init_timeout, timeout=args.timeout,
                         rank_table=None if devices is None else
-                        (os.path.abspath(args.rank_table_file), devices))
+                        (os.path.abspath(args.rank_table_file), devices),
+                        hostfile=args.hostfile, per_host=per_host)
     except LaunchError as e:
         print(f"microspore run: {e}", file=sys.stderr)
         return 2
