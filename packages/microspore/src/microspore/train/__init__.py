@@ -9,7 +9,9 @@ from microspore._lazy import forward
 
 __getattr__, __dir__ = forward(
     __name__, globals(), ("ms_nn.train", "ms_nn.train.model", "ms_nn.train.callbacks",
-                          "ms_nn.train.metrics", "ms_nn.train.checkpoint", "ms_nn.amp"),
-    names={"SummaryRecord": "ms_insight", "SummaryCollector": "ms_insight"},
+                          "ms_nn.train.metrics", "ms_nn.train.checkpoint", "ms_nn.amp",
+                          "ms_nn.train.checkpoint_tools"),
+    names={"SummaryRecord": "ms_insight", "SummaryCollector": "ms_insight",
+           "export": "ms_lite.export", "load": "ms_lite.export"},
     submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager",
-                "summary"))
+                "summary", "amp", "dataset_helper"))
