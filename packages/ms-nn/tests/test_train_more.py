@@ -60,3 +60,20 @@ def test_merge_sliced_parameter():
     with pytest.raises(ValueError, match="does not match"):
         tools.merge_sliced_parameter(parts + [Parameter(Tensor(np.ones((1, 3), np.float32)),
                                                         name="w")])
+
+
+def test_backup_and_restore_resumes_from_the_backup(tmp_path):
+    from ms_nn.train.callbacks import BackupAndRestore
+
+    net = nn.Dense(2, 1)
+    params = CallbackParam()
+    params.train_network, params.cur_epoch_num = net, 2
+    ctx = RunContext(params)
+    backup = BackupAndRestore(str(tmp_path), save_freq=2, delete_checkpoint=False)
+    backup.on_train_epoch_end(ctx)
+    saved = net.weight.asnumpy().copy()
+    net.weight.set_data(Tensor(np.zeros((1, 2), np.float32)))
+    backup.on_train_begin(ctx)  # a restarted job loads the backup
+    np.testing.assert_array_equal(net.weight.asnumpy(), saved)
+    BackupAndRestore(str(tmp_path)).on_train_end(ctx)
+    assert not (tmp_path / "backup.ckpt").exists()

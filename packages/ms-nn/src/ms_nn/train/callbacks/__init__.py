@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ms_nn.train.callbacks.backup import BackupAndRestore
 from ms_nn.train.callbacks.callback import Callback, CallbackList, CallbackParam, RunContext
 from ms_nn.train.callbacks.checkpoint import CheckpointConfig, ModelCheckpoint
 from ms_nn.train.callbacks.early_stopping import EarlyStopping
@@ -13,4 +14,5 @@ from ms_nn.train.callbacks.reduce_lr import ReduceLROnPlateau
 
 __all__ = ["Callback", "CallbackList", "CallbackParam", "RunContext", "LossMonitor",
            "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "EarlyStopping", "History",
-           "LearningRateScheduler", "LambdaCallback", "ProgressBar", "ReduceLROnPlateau"]
+           "LearningRateScheduler", "LambdaCallback", "ProgressBar", "ReduceLROnPlateau",
+           "BackupAndRestore"]
