@@ -124,7 +124,7 @@ def _seed(model, j, edge, decided, sizes):
 
 
 def _decide(model, j, decided, edges, sizes):
-    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts,
+    """The cheapest of: recursive cuts from nothing, and from each decided neighbour's cuts;
     and every strategy the cuts produced (the final pass's candidates)."""
     pool = set()
     starts = [tuple(1 for _ in model.graph.nodes[j].spec.free)]
@@ -142,13 +142,6 @@ def _decide(model, j, decided, edges, sizes):
             cost = _local(model, j, cuts, decided, edges)
             if best is None or cost < best[0] - 1e-15:
                 best = (cost, cuts)
-    # Candidates for the final dynamic program: the best cuts for each neighbour alone, which
-    # a joint change of several operators may need.
-    for e in edges:
-        other = e[2] if e[0] == j else e[0]
-        if other in decided and other != j:
-            pool.update(_halve(model, j, starts[0], {other: decided[other]}, [e], sizes,
-                               prime_factors(model.n), beam=2))
     return best[1], frozenset(pool)
 
 
