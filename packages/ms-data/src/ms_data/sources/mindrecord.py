@@ -35,13 +35,16 @@ _NUMPY = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64"
 
 
 def is_mindrecord(path: str) -> bool:
-    """Whether ``path`` starts like a MindRecord file (a length, then ``{"header_size"``)."""
+    """Whether ``path`` starts like a MindRecord file (a length, then a JSON header with
+    ``"header_size"`` and ``"shard_addresses"``)."""
     try:
         with open(path, "rb") as f:
-            head = f.read(24)
+            head = f.read(8)
+            n = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
+            text = f.read(n) if 2 < n < 1 << 24 else b""
     except OSError:
         return False
-    return len(head) == 24 and head[8:22] == b'{"header_size"'
+    return text[:2] == b'{"' and b'"header_size"' in text and b'"shard_addresses"' in text
 
 
 def read_mindrecord_header(path: str) -> dict:

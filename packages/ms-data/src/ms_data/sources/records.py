@@ -31,7 +31,7 @@ from ms_data.sources.base import MappableSource
 __all__ = ["FileWriter", "MindDataset", "read_record_metadata"]
 
 META_KEY = b"ms_data.record"
-FORMATS = ("parquet", "arrow")
+FORMATS = ("parquet", "arrow", "mindrecord")
 _ARROW_MAGIC = b"ARROW1"
 
 
@@ -46,7 +46,9 @@ class FileWriter:
         file_name: path of the file (``shard_num == 1``) or prefix of the shards.
         shard_num: number of files, 1..1000.
         overwrite: replace existing files instead of refusing.
-        file_format: ``"parquet"`` (default; compressed, readable everywhere) or ``"arrow"``
+        file_format: ``"parquet"`` (default; compressed, readable everywhere), ``"mindrecord"``
+            (MindSpore's own format, read by MindSpore's MindDataset too; written at
+            ``commit``, ``ms_data.sources.mindrecord_writer``) or ``"arrow"``
             (Arrow IPC file; memory-mapped without copies when read).
 
     >>> import tempfile, os
@@ -78,6 +80,7 @@ class FileWriter:
         self._desc = ""
         self._index = []
         self._writers = None
+        self._shard_rows = [[] for _ in self.paths]  # file_format="mindrecord"
 
     def add_schema(self, content, desc=None):
         """Set the schema ``{field: {"type": T, "shape": [...]}}``; ValueError names a bad field."""
@@ -126,7 +129,12 @@ class FileWriter:
         del parallel_writer  # Accepted for MindSpore compatibility; writing is one pass.
         if self._schema is None:
             raise RuntimeError("FileWriter: add_schema must come before write_raw_data")
-        table = rows_to_table(self._schema, raw_data)
+        table = rows_to_table(self._schema, raw_data)  # checks every row and field
+        if self.file_format == "mindrecord":
+            bounds = np.linspace(0, len(raw_data), len(self.paths) + 1).astype(int)
+            for rows, start, stop in zip(self._shard_rows, bounds[:-1], bounds[1:]):
+                rows.extend(raw_data[start:stop])
+            return
         if self._writers is None:
             self._open()
         bounds = np.linspace(0, table.num_rows, len(self._writers) + 1).astype(int)
@@ -138,6 +146,14 @@ class FileWriter:
         """Finish every shard and move it to its final name."""
         if self._schema is None:
             raise RuntimeError("FileWriter: add_schema must come before commit")
+        if self.file_format == "mindrecord":
+            from ms_data.sources.mindrecord_writer import write_mindrecord_shard
+
+            names = [os.path.basename(p) for p in self.paths]
+            for shard_id, (path, rows) in enumerate(zip(self.paths, self._shard_rows)):
+                write_mindrecord_shard(path, shard_id, names, self._schema, self._desc, rows)
+            self._shard_rows = [[] for _ in self.paths]
+            return
         if self._writers is None:
             self._open()
         for writer, tmp, path in self._writers:
