@@ -115,6 +115,26 @@ def test_slice_patches_match_mindspore(key, op):
     np.testing.assert_array_equal(np.concatenate([p.ravel() for p in patches]), REF[key])
 
 
+def _recorder():
+    """The recording script as a module (its calls, with ``V`` passed in, are shared)."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(__file__), "data", "vision_mindspore210_make.py")
+    spec = importlib.util.spec_from_file_location("vision_mindspore210_make", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pil_inputs_take_mindspores_pillow_path():
+    from PIL import Image
+
+    for key, op in _recorder().pil_cases(V).items():
+        got = op(Image.fromarray(W))
+        assert isinstance(got, Image.Image), key
+        np.testing.assert_array_equal(np.asarray(got), REF[key], err_msg=key)
+
+
 def test_unique_matches_mindspore():
     out, idx, cnt = Unique()(np.array([[5, 3], [5, 1], [3, 3]]))
     for got, key in ((out, "uniq0"), (idx, "uniq1"), (cnt, "uniq2")):

@@ -250,8 +250,9 @@ def test_pil_inputs_give_what_mindspore_gives():
     for op in PIL_OUT:
         out = op(pil)
         assert isinstance(out, Image.Image), type(op).__name__
-        np.testing.assert_array_equal(np.asarray(out), np.asarray(op._row(IMG, gen()))
-                                      if not op.is_random else np.asarray(out))
+        pillow_path = hasattr(op, "_pil") or isinstance(op, V.Resize)  # Pillow's numbers
+        if not op.is_random and not pillow_path:
+            np.testing.assert_array_equal(np.asarray(out), op._row(IMG, gen()))
     for op in NUMPY_OUT:
         assert isinstance(op(pil), np.ndarray), type(op).__name__
     assert V.Grayscale()(pil).mode == "L"

@@ -69,6 +69,23 @@ def cases(V, T, IMG, G, F, B, W):
     }
 
 
+def pil_cases(V):
+    """Transforms MindSpore runs through Pillow when given a PIL image."""
+    return {
+        "pil_resize": V.Resize((20, 25)), "pil_resize_int": V.Resize(20),
+        "pil_resize_nearest": V.Resize((20, 25), V.Inter.NEAREST),
+        "pil_resize_bicubic": V.Resize((50, 60), V.Inter.BICUBIC),
+        "pil_resize_antialias": V.Resize((20, 25), V.Inter.ANTIALIAS),
+        "pil_bright": V.AdjustBrightness(1.3), "pil_contrast": V.AdjustContrast(1.3),
+        "pil_sat": V.AdjustSaturation(0.6), "pil_hue": V.AdjustHue(0.2),
+        "pil_hue_neg": V.AdjustHue(-0.3), "pil_gray": V.Grayscale(), "pil_gray3": V.Grayscale(3),
+        "pil_autoc": V.AutoContrast(2.0), "pil_equal": V.Equalize(), "pil_invert": V.Invert(),
+        "pil_rrot": V.RandomRotation((30, 30)),
+        "pil_rrot_exp": V.RandomRotation((20, 20), V.Inter.BILINEAR, True, None, (9, 8, 7)),
+        "pil_rcolor": V.RandomColor((1.4, 1.4)), "pil_rsharp": V.RandomSharpness((1.6, 1.6)),
+    }
+
+
 def main():
     import mindspore.dataset.transforms as T
     import mindspore.dataset.vision as V
@@ -90,6 +107,8 @@ def main():
         patches = [np.asarray(i) for i in op(IMG)]
         out[k] = np.concatenate([p.ravel() for p in patches])
         out[k + "_shapes"] = np.array([p.shape for p in patches])
+    for k, op in pil_cases(V).items():
+        out[k] = np.asarray(op(V.ToPIL()(W)))
     uniq = T.Unique()(np.array([[5, 3], [5, 1], [3, 3]]))  # MindSpore rejects 1-D input here
     out["uniq0"], out["uniq1"], out["uniq2"] = [np.asarray(i) for i in uniq]
     np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, B=B, W=W, **out)

@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from ms_data.vision import pil_path
 from ms_data.vision.color import _gray
 from ms_data.vision.geometry import _ImageOp
 
@@ -116,6 +117,9 @@ class AdjustBrightness(_ImageOp):
     def _nhwc(self, x, rng):
         return brightness_nhwc(x, self.brightness_factor)
 
+    def _pil(self, img, rng):
+        return pil_path.enhance(img, "Brightness", self.brightness_factor)
+
 
 class AdjustContrast(_ImageOp):
     """Blend an RGB image with its mean gray level (0 gives a flat gray image)."""
@@ -127,6 +131,9 @@ class AdjustContrast(_ImageOp):
 
     def _nhwc(self, x, rng):
         return contrast_nhwc(x, self.contrast_factor)
+
+    def _pil(self, img, rng):
+        return pil_path.enhance(img, "Contrast", self.contrast_factor)
 
 
 class AdjustSaturation(_ImageOp):
@@ -140,6 +147,9 @@ class AdjustSaturation(_ImageOp):
 
     def _nhwc(self, x, rng):
         return saturation_nhwc(x, self.saturation_factor)
+
+    def _pil(self, img, rng):
+        return pil_path.enhance(img, "Color", self.saturation_factor)
 
 
 class AdjustSharpness(_ImageOp):

@@ -115,6 +115,11 @@ class Grayscale(_ImageOp):
                              f"got {num_output_channels!r}")
         self.num_output_channels = num_output_channels
 
+    def _pil(self, img, rng):
+        from ms_data.vision import pil_path
+
+        return pil_path.grayscale(img, self.num_output_channels)
+
     def batch_call(self, x, rng=None):
         if x.ndim != 4 or x.shape[-1] != 3:
             raise ValueError(f"Grayscale: expected RGB images (N, H, W, 3), got shape {x.shape}")

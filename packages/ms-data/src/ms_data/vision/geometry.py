@@ -64,6 +64,8 @@ class _ImageOp(TensorOperation):
     keeps_pil = False
 
     def __call__(self, *inputs):
+        if len(inputs) == 1 and hasattr(inputs[0], "getbands") and hasattr(self, "_pil"):
+            return self._pil(inputs[0], self._rng())  # MindSpore's Pillow path
         out = super().__call__(*inputs)
         return _checks.pil_like(inputs[0], out) if self.keeps_pil else out
 
@@ -234,6 +236,11 @@ class RandomResizedCrop(_ImageOp):
         else:
             ch, cw = h, w
         return (h - ch) // 2, (w - cw) // 2, ch, cw
+
+    def _pil(self, img, rng):
+        top, left, ch, cw = self.crop_box(img.size[1], img.size[0], rng)
+        return img.crop((left, top, left + cw, top + ch)).resize(self.size[::-1],
+                                                                  int(self.interpolation))
 
     def _nhwc(self, x, rng):
         oh, ow = self.size

@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from ms_data.transforms.base import TensorOperation
+from ms_data.vision import pil_path
 from ms_data.vision.adjust import rgb_only
 from ms_data.vision.geometry import _ImageOp
 
@@ -88,6 +89,9 @@ class AdjustHue(_ImageOp):
 
     def _nhwc(self, x, rng):
         return hue_nhwc(x, self.hue_factor)
+
+    def _pil(self, img, rng):
+        return pil_path.adjust_hue(img, self.hue_factor)
 
 
 def rgb_to_hsv(rgb: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ms_data.vision import _checks
+from ms_data.vision import _checks, pil_path
 from ms_data.vision.adjust import (
     brightness_nhwc,
     contrast_nhwc,
@@ -55,6 +55,18 @@ class RandomColorAdjust(_ImageOp):
         self.saturation = _factor_range(op, "saturation", saturation)
         self.hue = _factor_range(op, "hue", hue, hue=True)
 
+    def _pil(self, img, rng):
+        """MindSpore's Python path: all four factors drawn, applied in a shuffled order."""
+        factors = [rng.uniform(*r) for r in (self.brightness, self.contrast, self.saturation,
+                                             self.hue)]
+        steps = [lambda im: pil_path.enhance(im, "Brightness", factors[0]),
+                 lambda im: pil_path.enhance(im, "Contrast", factors[1]),
+                 lambda im: pil_path.enhance(im, "Color", factors[2]),
+                 lambda im: pil_path.adjust_hue(im, factors[3])]
+        for k in rng.permutation(4):
+            img = steps[k](img)
+        return img
+
     def _nhwc(self, x, rng):
         steps = [(self.brightness, brightness_nhwc, 1), (self.contrast, contrast_nhwc, 1),
                  (self.saturation, saturation_nhwc, 1), (self.hue, hue_nhwc, 0)]
@@ -89,6 +101,9 @@ class _RandomFactor(_ImageOp):
 class RandomColor(_RandomFactor):
     """Blend with the gray image by a factor drawn from ``degrees`` (saturation)."""
 
+    def _pil(self, img, rng):
+        return pil_path.enhance(img, "Color", rng.uniform(*self.degrees))
+
     keeps_pil = True
 
     fn = staticmethod(saturation_nhwc)
@@ -96,6 +111,9 @@ class RandomColor(_RandomFactor):
 
 class RandomSharpness(_RandomFactor):
     """Sharpen or blur by a factor drawn from ``degrees``."""
+
+    def _pil(self, img, rng):
+        return pil_path.enhance(img, "Sharpness", rng.uniform(*self.degrees))
 
     keeps_pil = True
 

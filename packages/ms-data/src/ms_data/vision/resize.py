@@ -94,16 +94,24 @@ class Resize(TensorOperation):
             self.size = int(size)
         else:
             self.size = _checks.size_pair("Resize", size)
-        self.interpolation = check_interpolation("Resize", interpolation)
+        antialias = isinstance(interpolation, Inter) and interpolation == Inter.ANTIALIAS
+        self.interpolation = Inter.ANTIALIAS if antialias else check_interpolation(
+            "Resize", interpolation)  # ANTIALIAS serves PIL images only
 
     def __call__(self, *inputs):
-        return _checks.pil_like(inputs[0], super().__call__(*inputs))  # PIL in, PIL out
+        if len(inputs) == 1 and hasattr(inputs[0], "getbands"):  # MindSpore's Pillow path
+            from ms_data.vision import pil_path
+
+            return pil_path.resize(inputs[0], self.size, self.interpolation)
+        return super().__call__(*inputs)
 
     def _row(self, x, rng):
         _checks.image("Resize", x)
         return self.batch_call(x[None])[0]
 
     def batch_call(self, x, rng=None):
+        if self.interpolation == Inter.ANTIALIAS:
+            check_interpolation("Resize", self.interpolation)  # raises: numpy has no ANTIALIAS
         _checks.image("Resize", x, batched=True)
         xb, added = _checks.as_nhwc(x)
         oh, ow = output_size(self.size, xb.shape[1], xb.shape[2])

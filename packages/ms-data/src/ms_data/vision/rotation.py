@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from ms_data.vision import pil_path
 from ms_data.vision.affine import _mode, rotate_image
 from ms_data.vision.enums import Inter
 from ms_data.vision.geometry import _fill, _ImageOp
@@ -48,6 +49,10 @@ class RandomRotation(_ImageOp):
         self.fill_value = _fill("RandomRotation", fill_value)
         if self.expand:
             self.batch_call = None
+
+    def _pil(self, img, rng):
+        return pil_path.rotate(img, rng.uniform(*self.degrees), self.resample, self.expand,
+                               self.center, self.fill_value)
 
     def _row(self, x, rng):
         if not self.expand:

@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from ms_data.vision import pil_path
 from ms_data.vision.geometry import _ImageOp
 
 
@@ -85,6 +86,9 @@ class AutoContrast(_ImageOp):
         self.cutoff = float(cutoff)
         self.ignore = [int(v) for v in ignore]
 
+    def _pil(self, img, rng):
+        return pil_path.ops("autocontrast", img, self.cutoff, self.ignore or None)
+
     def _nhwc(self, x, rng):
         uint8_only("AutoContrast", x)
         return _per_channel(x, lambda h: autocontrast_table(h, self.cutoff, self.ignore))
@@ -94,6 +98,9 @@ class Equalize(_ImageOp):
     """Equalize each channel's histogram."""
 
     keeps_pil = True
+
+    def _pil(self, img, rng):
+        return pil_path.ops("equalize", img)
 
     def _nhwc(self, x, rng):
         uint8_only("Equalize", x)
@@ -115,6 +122,9 @@ class Invert(_ImageOp):
         if x.dtype.kind not in "uf":
             raise TypeError(f"Invert: expected a uint8 or float image, got dtype {x.dtype}")
         return invert(x)
+
+    def _pil(self, img, rng):
+        return pil_path.ops("invert", img)
 
 
 def posterize_nhwc(x: np.ndarray, bits) -> np.ndarray:
