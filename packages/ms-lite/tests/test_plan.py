@@ -197,3 +197,14 @@ def test_kernels_refuse_arrays_they_cannot_write_or_read():
     with pytest.raises(ValueError, match="pool: x must be a C-contiguous 3-d"):
         _f32.pool(np.zeros((2, 4, 4), np.float32)[:, ::2], np.zeros((2, 1, 1), np.float32),
                   2, 2, 2, 2, False, 0)
+
+
+def test_pool_windows_take_mindspores_forms_and_refuse_what_they_cannot_run():
+    from ms_lite.kernels.windows import Window, valid_window
+
+    assert valid_window("MaxPool", (1, 2, 7, 6), {"kernel_size": (1, 1, 3, 2),
+                                                   "strides": 2}) == Window(3, 2, 2, 2, 3, 3)
+    with pytest.raises(ValueError, match="only 'VALID'"):
+        valid_window("AvgPool", (1, 2, 7, 6), {"kernel_size": 2, "pad_mode": "SAME"})
+    with pytest.raises(ValueError, match="larger than the input"):
+        valid_window("MaxPool", (1, 2, 3, 6), {"kernel_size": 4})

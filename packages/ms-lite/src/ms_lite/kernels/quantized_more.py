@@ -174,15 +174,13 @@ QUANT_CONCAT = LiteOp("QuantConcat", _concat_infer, _qconcat,
 
 
 def _window(x_shape, attrs):
-    from ms_ops.defs._pooling import _mode_window
-    from ms_tensor import registry
+    from ms_lite.kernels.windows import valid_window
 
-    full = registry.load().primitive("AvgPool").complete_attrs(
-        {k: v for k, v in attrs.items() if k not in ("act_min", "act_max")})
-    if str(full["pad_mode"]).upper() != "VALID":
-        raise ValueError(f"QuantAvgPool: pad_mode {full['pad_mode']!r}; only 'VALID' runs "
-                         "in int8")
-    return _mode_window(x_shape, **full)
+    try:
+        return valid_window("AvgPool", x_shape, {k: v for k, v in attrs.items()
+                                                 if k not in ("act_min", "act_max")})
+    except ValueError as e:
+        raise ValueError(f"QuantAvgPool: {e}") from None
 
 
 def _avg_infer(x, **attrs):

@@ -77,16 +77,13 @@ def _conv_geometry(ex, s):
 
 def _pool_window(ex, s):
     """kernel and stride of an unpadded float32 NCHW pool, or None."""
-    from ms_ops.defs._pooling import _mode_window
+    from ms_lite.kernels.windows import valid_window
 
     x = ex.specs[s.node.inputs[0]]
-    if not _is_f32(x) or len(x.shape) != 4:
-        return None
-    attrs = _registry.load().primitive(s.node.op).complete_attrs(dict(s.node.attrs))
-    if str(attrs.get("pad_mode", "")).upper() != "VALID":
+    if not _is_f32(x):
         return None
     try:
-        return _mode_window(x.shape, **attrs)
+        return valid_window(s.node.op, x.shape, s.node.attrs)
     except (TypeError, ValueError):
         return None
 
