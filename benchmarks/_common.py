@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 
-THREADS = 2
+# BENCH_THREADS=1 for a loaded 2-core machine: two BLAS threads there can lose their
+# core mid-call and spin (measured: a batch-64 MLP step 10x slower, sample to sample).
+THREADS = int(os.environ.get("BENCH_THREADS", "2"))
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(THREADS)
 os.environ.setdefault("GLOG_v", "3")  # MindSpore: log errors only

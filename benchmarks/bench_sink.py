@@ -19,7 +19,8 @@ microspore's and a framework that differs is dropped.
 measured in one extra run with ms-ops' kernel observer timing every kernel call (its own
 overhead, a few hundred ns per kernel, counts as outside); "n/a" where ms-ops has none.
 
-Usage: ``python benchmarks/bench_sink.py [--quick] [--case mlp16|mlp64|lenet]``
+Usage: ``python benchmarks/bench_sink.py [--quick | --rounds N] [--case mlp16|mlp64|lenet]``
+(``BENCH_THREADS=1`` on a loaded 2-core machine, see ``_common.py``)
 """
 
 from __future__ import annotations
@@ -280,6 +281,8 @@ def main() -> int:
     p = arg_parser(__doc__, CASES)
     p.add_argument("--microspore-worker", metavar="DATA", help="(internal)")
     p.add_argument("--torch-worker", metavar="DATA", help="(internal)")
+    p.add_argument("--rounds", type=int, metavar="N",
+                   help="N timed rounds per case (after one warm-up) instead of the plan's")
     args = p.parse_args()
     if args.worker:
         return worker_main(args.worker)
@@ -289,6 +292,8 @@ def main() -> int:
         return torch_worker_main(args.torch_worker)
     cases = args.case or list(CASES)
     plan = QUICK_PLAN if args.quick else PLAN
+    if args.rounds:
+        plan = dict.fromkeys(CASES, (args.rounds, 1))
     load = os.getloadavg()[0]
     notes, workers, rows = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
