@@ -6,6 +6,7 @@ The test module repeats the same calls on microspore and compares with the recor
 import numpy as np
 
 PTS = ([[0, 0], [8, 0], [8, 6], [0, 6]], [[1, 1], [7, 0], [8, 5], [0, 6]])
+PTS_W = ([[0, 0], [47, 0], [47, 29], [0, 29]], [[2, 1], [45, 0], [47, 27], [1, 29]])
 PTS_B = ([[0, 0], [19, 0], [19, 15], [0, 15]], [[1, 2], [18, 0], [19, 13], [2, 15]])
 
 
@@ -83,6 +84,9 @@ def pil_cases(V):
         "pil_rrot": V.RandomRotation((30, 30)),
         "pil_rrot_exp": V.RandomRotation((20, 20), V.Inter.BILINEAR, True, None, (9, 8, 7)),
         "pil_rcolor": V.RandomColor((1.4, 1.4)), "pil_rsharp": V.RandomSharpness((1.6, 1.6)),
+        "pil_persp": V.Perspective(*PTS_W, V.Inter.BILINEAR),
+        "pil_persp_nearest": V.Perspective(*PTS_W, V.Inter.NEAREST),
+        "pil_persp_bicubic": V.Perspective(*PTS_W, V.Inter.BICUBIC),
     }
 
 

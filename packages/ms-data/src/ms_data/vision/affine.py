@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from ms_data.vision import _checks
+from ms_data.vision import _checks, pil_path
 from ms_data.vision.enums import Inter
 from ms_data.vision.geometry import _fill, _ImageOp
 from ms_data.vision.warp import (
@@ -184,6 +184,10 @@ class Perspective(_ImageOp):
         self.interpolation = _mode("Perspective", interpolation)
         self._matrix = perspective_matrix(self.start_points, self.end_points)
 
+    def _pil(self, img, rng):
+        return pil_path.perspective(img, self.start_points, self.end_points,
+                                    self.interpolation)
+
     def _nhwc(self, x, rng):
         return warp_nhwc(x, [self._matrix] * len(x), x.shape[1:3], self.interpolation, 0,
                          perspective=True)
@@ -206,10 +210,19 @@ class RandomPerspective(_ImageOp):
         self.interpolation = _mode("RandomPerspective", interpolation)
 
     def end_points(self, h: int, w: int, rng) -> list:
-        dw, dh = int(self.distortion_scale * (w // 2)), int(self.distortion_scale * (h // 2))
+        """MindSpore's draw: each corner moves inwards by up to ``distortion_scale`` of half
+        the size."""
+        dw, dh = int(w / 2 * self.distortion_scale), int(h / 2 * self.distortion_scale)
         r = lambda hi: int(rng.integers(0, hi + 1))  # noqa: E731
         return [[r(dw), r(dh)], [w - 1 - r(dw), r(dh)], [w - 1 - r(dw), h - 1 - r(dh)],
                 [r(dw), h - 1 - r(dh)]]
+
+    def _pil(self, img, rng):
+        if rng.random() >= self.prob:
+            return img
+        w, h = img.size
+        start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+        return pil_path.perspective(img, start, self.end_points(h, w, rng), self.interpolation)
 
     def _nhwc(self, x, rng):
         h, w = x.shape[1:3]

@@ -53,6 +53,20 @@ def rotate(img, angle: float, resample, expand: bool, center, fill):
     return img.rotate(angle % 360.0, int(resample), expand, center, fillcolor=fill)
 
 
+def perspective(img, start_points, end_points, interpolation):
+    """MindSpore's Python Perspective: Pillow's PERSPECTIVE transform, its coefficients
+    fitted by least squares from ``end_points`` back to ``start_points``."""
+    from PIL import Image
+
+    rows = []
+    for (x, y), (u, v) in zip(end_points, start_points):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+    coeffs = np.linalg.lstsq(np.array(rows, dtype=float),
+                             np.array(start_points, dtype=float).reshape(8), rcond=None)[0]
+    return img.transform(img.size, Image.PERSPECTIVE, coeffs.tolist(), int(interpolation))
+
+
 def grayscale(img, num_output_channels: int):
     from PIL import Image
 
