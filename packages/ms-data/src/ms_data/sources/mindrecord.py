@@ -220,6 +220,13 @@ class MindRecordDataset(MappableSource):
     def _load(self) -> list[dict]:
         return [row for f in self.files for row in read_mindrecord_rows(f)]
 
+    def records(self):
+        """Each row as ``{column: value}`` in file order, ``bytes`` fields as the exact
+        bytes (a numpy bytes array drops trailing NULs): ``FileReader``'s rows."""
+        for row in self._rows.get(self._load):
+            yield {n: row[n] if self.schema[n]["type"] == "bytes" else
+                   _value(row[n], self.schema[n]) for n in self._columns}
+
     def _length(self) -> int:
         if any(self._counts):
             return sum(self._counts)
