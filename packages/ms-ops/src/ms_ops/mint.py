@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as _ops
+from ms_ops import mint_more as _more
+from ms_ops.mint_more import *  # noqa: F403  (re-exported: mint's other adapters)
 from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
@@ -44,11 +46,12 @@ __all__ = [*FORWARDED, "all", "any", "amax", "amin", "argmin", "argsort", "cat",
            "norm", "ones", "permute", "prod", "select", "softmax", "sort", "split",
            "squeeze", "stack", "std", "topk", "transpose", "var", "bitwise_not", "clone", "fix",
            "item", "allclose", "vdot", "rand", "randn", "randint", "randperm",
-           "rand_like", "randn_like", "normal", "bernoulli", "multinomial"]
+           "rand_like", "randn_like", "normal", "bernoulli", "multinomial",
+           *_more.__all__, *_more.FORWARDED_MORE]
 
 
 def __getattr__(name):
-    if name in FORWARDED:
+    if name in FORWARDED or name in _more.FORWARDED_MORE:
         value = getattr(_ops, name)
         globals()[name] = value
         return value

@@ -5,7 +5,7 @@ from importlib import import_module
 
 from ms_ops import mint as _mint
 
-_SUBMODULES = ("nn", "optim")
+_SUBMODULES = ("nn", "optim", "functional", "linalg", "special")
 
 
 def __getattr__(name):
