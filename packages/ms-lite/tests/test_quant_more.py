@@ -149,3 +149,18 @@ def test_int8_im2row_equals_the_numpy_columns(c, h, k, s, d, pads, zp):
     except ValueError:
         return  # the kernel does not fit the padded input
     np.testing.assert_array_equal(im2col(x, g, zp), im2col_reference(x, g, zp))
+
+
+@settings(max_examples=25, deadline=None)
+@given(scale=st.floats(1e-4, 2.0), zp=_zp, seed=st.integers(0, 99))
+def test_per_tensor_casts_equal_the_scheme(scale, zp, seed):
+    from ms_lite.kernels.quantized import QUANT_DTYPE_CAST
+
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((3, 50)) * 100 * scale).astype(np.float32)
+    x[0, :20] = ((np.arange(20) - 10 + 0.5) * scale).astype(np.float32)  # near ties
+    q = QUANT_DTYPE_CAST.kernel(x, "int8", np.array([scale]), np.array([zp]))
+    np.testing.assert_array_equal(q, scheme.quantize(x, scale, zp))
+    back = QUANT_DTYPE_CAST.kernel(q, "float32", np.array([scale]), np.array([zp]))
+    np.testing.assert_array_equal(back.view(np.uint32),
+                                  scheme.dequantize(q, scale, zp).view(np.uint32))

@@ -203,3 +203,30 @@ def avg_pool(const int8_t[:, :, ::1] x, int8_t[:, :, ::1] out, int kh, int kw, i
                     acc = (acc + count // 2) // count if acc > 0 else \
                         -((-acc + count // 2) // count)
                     out[p, oy, ox] = _clamp(acc, act_min, act_max)
+
+
+cdef extern from "math.h" nogil:
+    double nearbyint(double x)
+
+
+def quantize_f32(const float[::1] x, double scale, int zp, int8_t[::1] out):
+    """float32 -> int8 per tensor: ``clamp(rint(x / scale) + zp)`` in double, ties to
+    even (the rounding mode C starts in), as ``scheme.quantize`` computes."""
+    cdef Py_ssize_t n = x.shape[0], i
+    cdef double v
+    if out.shape[0] != n:
+        raise ValueError(f"quantize_f32: sizes {n} and out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            v = nearbyint(<double>x[i] / scale) + zp
+            out[i] = <int8_t>(-128 if v < -128 else (127 if v > 127 else v))
+
+
+def dequantize_f32(const int8_t[::1] q, double scale, int zp, float[::1] out):
+    """int8 -> float32 per tensor: ``(q - zp) * scale`` in double, then rounded to float."""
+    cdef Py_ssize_t n = q.shape[0], i
+    if out.shape[0] != n:
+        raise ValueError(f"dequantize_f32: sizes {n} and out {out.shape[0]}")
+    with nogil:
+        for i in range(n):
+            out[i] = <float>((<double>q[i] - zp) * scale)

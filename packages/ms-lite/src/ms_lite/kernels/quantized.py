@@ -124,9 +124,18 @@ def _cast_infer(x, dst_t, scale, zero_point, axis=-1):
 
 
 def _cast(x, dst_t, scale, zero_point, axis=-1):
-    if np.dtype(dst_t) == np.int8:
+    dst = np.dtype(dst_t)
+    if _int8 is not None and np.size(scale) == 1 and np.size(zero_point) == 1 and (
+            (dst == np.int8 and x.dtype == np.float32) or
+            (dst == np.float32 and x.dtype == np.int8)):  # per tensor: the Cython loops
+        out = np.empty(x.shape, dst)
+        fn = _int8.quantize_f32 if dst == np.int8 else _int8.dequantize_f32
+        fn(np.ascontiguousarray(x).reshape(-1), float(np.ravel(scale)[0]),
+           int(np.ravel(zero_point)[0]), out.reshape(-1))
+        return out
+    if dst == np.int8:
         return scheme.quantize(x, scale, zero_point, axis)
-    return scheme.dequantize(x, scale, zero_point, axis, np.dtype(dst_t))
+    return scheme.dequantize(x, scale, zero_point, axis, dst)
 
 
 QUANT_DTYPE_CAST = LiteOp("QuantDTypeCast", _cast_infer, _cast,
