@@ -44,6 +44,7 @@ _LAZY = {
     "CocoDataset": "ms_data.sources.coco",
     "CelebADataset": "ms_data.sources.celeba",
     "PaddedDataset": "ms_data.sources.padded",
+    "FakeImageDataset": "ms_data.sources.fake_image",
     "MindDataset": "ms_data.sources.records",
     "FileWriter": "ms_data.sources.records",
     "ParquetDataset": "ms_data.sources.arrow_files",
