@@ -39,7 +39,8 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     (2, ("--optimizer", "momentum")),
     (2, ("--optimizer", "adam", "--parallel-optimizer")),
     (4, ("--optimizer", "adamw", "--parallel-optimizer")),
-    (2, ("--optimizer", "adam", "--graph")),  # GRAPH_MODE: one compiled sharded step
+    # GRAPH_MODE: one compiled sharded step, optimizer parallel's collectives included
+    (2, ("--optimizer", "adam", "--graph", "--parallel-optimizer")),
     (2, ("--optimizer", "momentum", "--auto", "--parallel-optimizer")),  # AUTO_PARALLEL
 ])
 def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):

@@ -103,12 +103,18 @@ set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursi
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
 reset_auto_parallel_context()
+step = model_of[-1].train_network._parallel_step
+if args.parallel_optimizer:  # replicated slices are kept as 1/r parts, state included
+    assert step.sharded.parts, "no Parameter was split"
+    for name, (ranks, shape) in step.sharded.parts.items():
+        assert step.sharded.params[name].size * len(ranks) == int(np.prod(shape)), name
 if args.graph:
-    step = model_of[-1].train_network._parallel_step
     assert step._run.misses == 1 and step._run.hits == args.steps - 1
     ops = {node.op.name for g in step._run.graphs() for node in g.nodes
            if hasattr(node.op, "name")}
     assert {"AllGather", "AllReduce"} <= ops, sorted(ops)
+    if args.parallel_optimizer:
+        assert "ReduceScatter" in ops, sorted(ops)
 assert len(sharded) == len(single) == args.steps, (sharded, single)
 for k, (a, b) in enumerate(zip(sharded, single)):
     if rank == 0:

@@ -44,6 +44,9 @@ class ShardedNet:
         self.n = plan.model.n
         self.rank = rank
         self._groups: dict[tuple, str] = {}
+        # name -> (ranks, slice shape) of a Parameter stored as this rank's flat part of the
+        # slice those ranks share (optimizer parallel): gathered where it is read
+        self.parts: dict[str, tuple] = {}
         self.layouts = [plan.model.layouts(j, c) for j, c in enumerate(plan.cuts)]
         self.param_layout: dict[str, TensorLayout] = {}
         for j, node in enumerate(self.graph.nodes):
@@ -133,7 +136,7 @@ class ShardedNet:
                     args.append(self._input_slice(inputs[s[1]], lay, node.spec.in_shapes[i]))
                 elif s[0] == "param":
                     src = self.param_layout[s[1]]
-                    args.append(self._redistribute(self.params[s[1]], src, lay,
+                    args.append(self._redistribute(self._param(s[1]), src, lay,
                                                    node.spec.in_shapes[i], node.itemsize))
                 else:
                     producer = self.graph.nodes[s[1]]
@@ -151,6 +154,17 @@ class ShardedNet:
                                     self.graph.nodes[j].spec.out_shapes[o],
                                     self.graph.nodes[j].itemsize)
         return result
+
+    def _param(self, name):
+        """Parameter ``name``'s slice; one kept as parts is all-gathered (its gradient, the
+        AllGather's adjoint, is then reduce-scattered: each rank gets its part's sum)."""
+        from ms_parallel.reduce_ops import AllGather
+
+        p = self.params[name]
+        if name not in self.parts:
+            return p
+        ranks, shape = self.parts[name]
+        return F.reshape(AllGather(p, self._group(ranks)), shape)
 
     def _input_slice(self, x, lay, shape):
         """This rank's slice of a global input: Tensor indexing (an operator, so a compiled

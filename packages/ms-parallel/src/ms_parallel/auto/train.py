@@ -10,14 +10,15 @@ sums each slice's gradient over the ranks holding the same slice and calls the u
 optimizer on the slices. An elementwise update of a slice is the slice of the full update,
 so the losses equal a single process's.
 
-``enable_parallel_optimizer`` (ZeRO-1): where ``r`` ranks hold the same slice, the gradient
-is reduce-scattered instead of all-reduced, each rank's optimizer updates (and keeps the
-state of) only its ``1/r`` flat part, and the parts are all-gathered back into the slice.
+``enable_parallel_optimizer``: as MindSpore's optimizer parallel, where ``r`` ranks hold the
+same slice, each keeps only its ``1/r`` flat part of it (the Parameter itself is the part)
+and of its optimizer state; the forward pass all-gathers the part where the slice is read,
+so the backward pass reduce-scatters its gradient (the AllGather's adjoint), and each rank's
+optimizer updates its part.
 
 In GRAPH_MODE the whole step (input gather, sharded forward and backward, reductions,
 optimizer) is compiled by ``ms_graph.jit`` into one graph per input signature, the
-collectives being graph nodes; with ``enable_parallel_optimizer`` it runs as operators (the
-parts are swapped in and out of the Parameters between the collectives).
+collectives being graph nodes.
 
 With ``pipeline_stages`` > 1 the network is an ``nn.PipelineCell`` and the step is
 ``PipelineTrainStep`` (``ms_parallel.auto.pipeline_step``): one rank per stage, 1F1B.
@@ -75,13 +76,12 @@ class ParallelTrainStep:
         self.sens = sens
         self.parallel_optimizer = parallel_optimizer
         self.sharded = None
-        self._split: dict[str, tuple] = {}  # name -> (group ranks, part size, slice shape)
 
     def __call__(self, *inputs):
         if self.sharded is None:
             self._setup(self._global(inputs))
             self._run = self._step
-            if get_context("mode") == GRAPH_MODE and not self._split:
+            if get_context("mode") == GRAPH_MODE:
                 # one graph per step: the input gather, the sharded forward and backward, the
                 # gradient reductions and the optimizer, collectives as graph nodes
                 from ms_graph import jit
@@ -102,7 +102,6 @@ class ParallelTrainStep:
         (_, loss), grads = value_and_grad(objective, None, weights, has_aux=True)(*inputs)
         grads = self._reduce(weights, grads)
         self.optimizer(tuple(grads))
-        self._gather(weights)
         return loss, tuple(grads)
 
     # -- the first call --------------------------------------------------------------------
@@ -136,9 +135,11 @@ class ParallelTrainStep:
             ranks = sharded.replica_ranks(name)
             size = int(np.prod(param.shape))
             if self.parallel_optimizer and len(ranks) > 1 and size % len(ranks) == 0:
-                part = size // len(ranks)
-                k = ranks.index(sharded.rank)
-                self._split[name] = (ranks, part, tuple(param.shape))
+                # the Parameter itself becomes this rank's flat part of the slice
+                part, k = size // len(ranks), ranks.index(sharded.rank)
+                sharded.parts[name] = (ranks, tuple(param.shape))
+                param.set_data(Tensor(np.ascontiguousarray(
+                    param.asnumpy().reshape(-1)[k * part:(k + 1) * part])), slice_shape=True)
                 slices = [s.reshape(-1)[k * part:(k + 1) * part] for s in slices]
             for s, value in zip(state.get(name, ()), slices):
                 s.set_data(Tensor(np.ascontiguousarray(value)), slice_shape=True)
@@ -166,33 +167,18 @@ class ParallelTrainStep:
 
     # -- every step ------------------------------------------------------------------------
     def _reduce(self, weights, grads):
-        from ms_parallel.reduce_ops import AllReduce, ReduceScatter
+        """Sum each slice's gradient over the ranks holding it (a part's gradient arrives
+        summed: the adjoint of its AllGather)."""
+        from ms_parallel.reduce_ops import AllReduce
 
         out = []
         for p, g in zip(weights, grads):
-            if p.name not in self.sharded.param_layout:
-                out.append(g)
-                continue
-            ranks = self.sharded.replica_ranks(p.name)
-            group = self.sharded.group(ranks) if len(ranks) > 1 else None
-            if p.name in self._split:
-                _, part, _ = self._split[p.name]
-                k = ranks.index(self.sharded.rank)
-                p.set_data(Tensor(np.ascontiguousarray(
-                    p.asnumpy().reshape(-1)[k * part:(k + 1) * part])), slice_shape=True)
-                out.append(ReduceScatter(g.reshape((-1,)), "sum", group))
-            else:
-                out.append(AllReduce(g, "sum", group) if group else g)
+            if p.name in self.sharded.param_layout and p.name not in self.sharded.parts:
+                ranks = self.sharded.replica_ranks(p.name)
+                if len(ranks) > 1:
+                    g = AllReduce(g, "sum", self.sharded.group(ranks))
+            out.append(g)
         return out
-
-    def _gather(self, weights):
-        from ms_parallel.reduce_ops import AllGather
-
-        for p in weights:
-            if p.name in self._split:
-                ranks, _, shape = self._split[p.name]
-                whole = AllGather(Tensor(p.asnumpy()), self.sharded.group(ranks))
-                p.set_data(Tensor(whole.asnumpy().reshape(shape)), slice_shape=True)
 
 
 def _tuples(value):
