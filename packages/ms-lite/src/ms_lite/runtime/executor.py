@@ -103,12 +103,10 @@ class Executor:
                 last_use[root] = end
         lifetimes = [(k, last_use[name]) for k, name, _ in pooled]
         offsets, total = plan_arena(sizes, lifetimes)
-        self.arena = np.empty(total, np.uint8)
         self.arena_bytes = total
         self.unplanned_bytes = sum(sizes)
-        self._out = {}
-        for (k, _, o), off, n in zip(pooled, offsets, sizes):
-            self._out[k] = self.arena[off:off + n].view(o.dtype.np).reshape(o.shape)
+        self._layout = [(k, off, n, o) for (k, _, o), off, n in zip(pooled, offsets, sizes)]
+        self._out = None
 
     def run_all(self, inputs: list[np.ndarray]) -> dict[str, np.ndarray]:
         """Every tensor of one run by name (copies: calibration reads them all)."""
@@ -117,6 +115,10 @@ class Executor:
     def run(self, inputs: list[np.ndarray], threads: int = 0, keep_all: bool = False):
         """Outputs for ``inputs`` (arrays of the planned shapes and dtypes); ``threads``
         goes to the kernels that take it (0: their default)."""
+        if self._out is None:  # the arena, made on the first run (Model.predict runs a Plan)
+            self.arena = np.empty(self.arena_bytes, np.uint8)
+            self._out = {k: self.arena[off:off + n].view(o.dtype.np).reshape(o.shape)
+                         for k, off, n, o in self._layout}
         env = dict(self.constants)
         for v, a in zip(self.graph.inputs, inputs):
             env[v.name] = a
