@@ -32,6 +32,7 @@ _LAZY = {
     "FashionMnistDataset": "ms_data.sources.mnist_family",
     "KMnistDataset": "ms_data.sources.mnist_family",
     "EMnistDataset": "ms_data.sources.mnist_family",
+    "QMnistDataset": "ms_data.sources.qmnist",
     "Cifar10Dataset": "ms_data.sources.cifar",
     "Cifar100Dataset": "ms_data.sources.cifar100",
     "ImageFolderDataset": "ms_data.sources.image_folder",
