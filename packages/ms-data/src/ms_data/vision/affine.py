@@ -165,6 +165,24 @@ class RandomAffine(_ImageOp):
             mats.append(affine_matrix(h, w, deg, t, s, sh))  # MindSpore: unrounded pixels
         return warp_nhwc(x, mats, (h, w), self.resample, self.fill_value)
 
+    def _pil(self, img, rng):
+        """MindSpore's Python path, which reads ``translate`` as the largest x and y shifts
+        (fractions of width and height; its first two numbers) and rounds them."""
+        w, h = img.size
+        deg = rng.uniform(*self.degrees)
+        t = (0.0, 0.0)
+        if self.translate is not None:
+            dx, dy = self.translate[0] * w, self.translate[1] * h
+            t = (float(np.round(rng.uniform(-dx, dx))), float(np.round(rng.uniform(-dy, dy))))
+        s = rng.uniform(*self.scale) if self.scale is not None else 1.0
+        sh = (0.0, 0.0)
+        if self.shear is not None:
+            sh = (rng.uniform(self.shear[0], self.shear[1]),
+                  rng.uniform(self.shear[2], self.shear[3]))
+        # MindSpore 2.10 drops fill_value here (its Pillow version check compares strings and
+        # fails for Pillow >= 10), so the border is black
+        return pil_path.affine(img, deg, t, s, sh, self.resample, 0)
+
 
 def _points(op: str, pts) -> np.ndarray:
     a = np.asarray(pts, dtype=np.float64)

@@ -67,6 +67,28 @@ def perspective(img, start_points, end_points, interpolation):
     return img.transform(img.size, Image.PERSPECTIVE, coeffs.tolist(), int(interpolation))
 
 
+def affine(img, angle: float, translate_px, scale: float, shear, resample, fill):
+    """MindSpore's Python RandomAffine step: Pillow's AFFINE transform with the inverse of
+    rotation/scale/shear about the centre ((w + 1) / 2, (h + 1) / 2), then translation."""
+    import math
+
+    from PIL import Image
+
+    cx, cy = img.size[0] * 0.5 + 0.5, img.size[1] * 0.5 + 0.5
+    a = math.radians(angle)
+    sx, sy = (math.radians(s) for s in shear)
+    d = math.cos(a + sx) * math.cos(a + sy) + math.sin(a + sx) * math.sin(a + sy)
+    m = [math.cos(a + sx), math.sin(a + sx), 0, -math.sin(a + sy), math.cos(a + sy), 0]
+    m = [(1.0 / scale) / d * v for v in m]
+    tx, ty = translate_px
+    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    fill = tuple([fill] * 3) if isinstance(fill, (int, float)) else tuple(fill)
+    if img.mode in ("L", "1", "I", "F"):
+        fill = fill[0]
+    return img.transform(img.size, Image.AFFINE, m, int(resample), fillcolor=fill)
+
+
 def grayscale(img, num_output_channels: int):
     from PIL import Image
 
