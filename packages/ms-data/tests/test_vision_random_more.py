@@ -331,3 +331,15 @@ def test_normalize_pad_keeps_its_channel_in_a_fused_pipeline():
     assert row.shape == (12, 16, 4) and row.dtype == np.float16
     assert (row[..., 3] == 0).all()
     np.testing.assert_allclose(row[..., :3], ((x[0] - [1.0, 2.0, 3.0]) / 2).astype(np.float16))
+
+
+def test_uniform_augment_on_pil_images_applies_each_choice_half_the_time():
+    from PIL import Image
+
+    pil, r = Image.fromarray(IMG), gen(3)
+    op = V.UniformAugment([V.Invert()], 1)
+    inverted = [np.array_equal(np.asarray(op._pil(pil, r)), 255 - IMG) for _ in range(300)]
+    assert 0.4 < np.mean(inverted) < 0.6  # MindSpore's Python path: P(apply) = E[pr] = 1/2
+    assert all(np.array_equal(op._row(IMG, r), 255 - IMG) for _ in range(5))  # numpy: always
+    lit = V.RandomLighting(0.0)(pil)
+    assert isinstance(lit, Image.Image) and np.array_equal(np.asarray(lit), IMG)

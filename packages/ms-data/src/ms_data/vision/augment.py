@@ -202,7 +202,18 @@ class UniformAugment(TensorOperation):
         self.num_ops = int(num_ops)
 
     def __call__(self, *inputs):
-        return _checks.pil_like(inputs[0], super().__call__(*inputs))  # PIL in, PIL out
+        if len(inputs) == 1 and hasattr(inputs[0], "getbands"):
+            return self._pil(inputs[0], self._rng())
+        return super().__call__(*inputs)
+
+    def _pil(self, img, rng):
+        """MindSpore's Python path: each chosen transform runs with probability ``pr`` drawn
+        uniformly first (one half on average), on the PIL image."""
+        for i in rng.choice(len(self.transforms), self.num_ops, replace=False):
+            pr = rng.random()
+            if rng.random() < pr:
+                img = self.transforms[i](img.copy())
+        return img
 
     def _row(self, x, rng):
         for i in rng.choice(len(self.transforms), self.num_ops, replace=False):

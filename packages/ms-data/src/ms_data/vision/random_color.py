@@ -242,6 +242,15 @@ class RandomLighting(_ImageOp):
             raise ValueError(f"RandomLighting: alpha must be non-negative, got {alpha!r}")
         self.alpha = float(alpha)
 
+    def _pil(self, img, rng):
+        """MindSpore's Python path: the same noise, truncated (not rounded) to uint8."""
+        from PIL import Image
+
+        x = np.asarray(img).astype(np.float64)
+        rgb_only("RandomLighting", x[None])
+        noise = (rng.normal(0.0, self.alpha, size=3) * _EIGVAL) @ _EIGVEC.T * 255
+        return Image.fromarray(np.uint8(np.clip(x + noise, 0, 255)))
+
     def _nhwc(self, x, rng):
         rgb_only("RandomLighting", x)
         a = rng.normal(0.0, self.alpha, size=(len(x), 3))
