@@ -7,6 +7,12 @@ from the Python runtime on the graph as converted, so they check these rewrites 
 - ``input_casts``: a float input read only by its quantization is quantized by
   ``net_set_input`` from the caller's buffer straight into its int8 tensor, so the float
   input (4 KB for LeNet5) is never in the arena either.
+- ``stream_input``: when that int8 tensor feeds a fused convolution + pooling alone, the
+  kernel reads the caller's float buffer (``net_set_input`` keeps its address, as
+  MindSpore Micro's ``SetInputs`` does) and quantizes only the input rows one pooled row
+  needs into a small scratch: the int8 image (1 KB for LeNet5) is not in the arena.
+
+``rewrite`` applies all three.
 """
 
 from __future__ import annotations
@@ -14,10 +20,28 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from ms_lite.codegen.kernels.int8_fused import FUSED_OP
-from ms_lite.ir import Node
+import numpy as np
 
-__all__ = ["fuse_conv_pool", "input_casts", "FUSED_OP"]
+from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
+from ms_lite.codegen.kernels.int8_fused import FUSED_OP, STREAM_OP, stream_rows
+from ms_lite.ir import Node, Value
+
+__all__ = ["fuse_conv_pool", "input_casts", "stream_input", "rewrite", "Rewritten", "FUSED_OP",
+           "STREAM_OP"]
+
+
+@dataclasses.dataclass
+class Rewritten:
+    """The graph the C computes, the inputs ``net_set_input`` quantizes (``casts``:
+    input -> its cast node) and those read from the caller's buffer (``refs``)."""
+    graph: object
+    casts: dict
+    refs: tuple = ()
+
+
+def rewrite(graph) -> Rewritten:
+    fused = fuse_conv_pool(graph)
+    return stream_input(fused, input_casts(fused))
 
 
 def _readers(graph) -> Counter:
@@ -62,3 +86,36 @@ def input_casts(graph) -> dict[str, Node]:
                 and graph.value(node.outputs[0]).dtype == "int8":
             casts[src] = node
     return casts
+
+
+def _per_tensor(cast: Node) -> bool:
+    return np.size(cast.attrs["scale"]) == 1 and np.size(cast.attrs["zero_point"]) == 1
+
+
+def stream_input(graph, casts: dict) -> Rewritten:
+    """Each input cast whose int8 tensor is read only by a fused convolution + pooling
+    (as its image) becomes part of that node; the rest stay ``net_set_input`` casts."""
+    readers = _readers(graph)
+    by_input = {n.inputs[0]: n for n in graph.nodes if n.op == FUSED_OP}
+    values, replace, drop, refs, left = dict(graph.values), {}, set(), [], {}
+    for src, cast in casts.items():
+        q = cast.outputs[0]
+        node = by_input.get(q)
+        if node is None or readers[q] != 1 or not _per_tensor(cast):
+            left[src] = cast
+            continue
+        conv = conv_geometry(graph.value(src).shape, graph.value(node.inputs[1]).shape,
+                             node.attrs)
+        pool = pool_geometry(node.attrs["conv_shape"], graph.value(node.outputs[0]).shape,
+                             node.attrs["pool"])
+        scratch = f"{node.name}.rows"
+        values[scratch] = Value(scratch, (conv["C"] * stream_rows(conv, pool) * conv["W"],),
+                                "int8")
+        attrs = {**node.attrs, "scale": float(np.ravel(cast.attrs["scale"])[0]),
+                 "zero_point": int(np.ravel(cast.attrs["zero_point"])[0])}
+        replace[node.name] = Node(STREAM_OP, [src, *node.inputs[1:]],
+                                  [*node.outputs, scratch], attrs, f"{cast.name}+{node.name}")
+        drop.add(cast.name)
+        refs.append(src)
+    nodes = [replace.get(n.name, n) for n in graph.nodes if n.name not in drop]
+    return Rewritten(dataclasses.replace(graph, nodes=nodes, values=values), left, tuple(refs))

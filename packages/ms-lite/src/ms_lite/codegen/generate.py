@@ -102,11 +102,13 @@ def _nbytes(v) -> int:
     return int(np.prod(v.shape, dtype=np.int64)) * np.dtype(v.dtype).itemsize
 
 
-def _plan(graph, templates, alignment: int, budget: int | None, casts: dict) -> MemoryPlan:
-    """The plan of the schedule; an input quantized by ``net_set_input`` (``casts``) is
-    not in the arena, its int8 tensor is live from the start instead."""
+def _plan(rw, templates, alignment: int, budget: int | None) -> MemoryPlan:
+    """The plan of the schedule; an input quantized by ``net_set_input`` (``rw.casts``)
+    is not in the arena, its int8 tensor is live from the start instead; one read from
+    the caller's buffer (``rw.refs``) is not in the arena at all."""
+    graph, casts = rw.graph, rw.casts
     consts = set(graph.constants)
-    tensors = {v.name: v for v in graph.inputs if v.name not in casts}
+    tensors = {v.name: v for v in graph.inputs if v.name not in casts and v.name not in rw.refs}
     for node in graph.nodes:
         for o in node.outputs:
             tensors[o] = graph.value(o)
@@ -114,7 +116,8 @@ def _plan(graph, templates, alignment: int, budget: int | None, casts: dict) -> 
     cast_nodes = {id(n) for n in casts.values()}
     steps = [Step([i for i in n.inputs if i and i not in consts], n.outputs, t.inplace)
              for n, t in zip(graph.nodes, templates) if id(n) not in cast_nodes]
-    ins = [casts[v.name].outputs[0] if v.name in casts else v.name for v in graph.inputs]
+    ins = [casts[v.name].outputs[0] if v.name in casts else v.name for v in graph.inputs
+           if v.name not in rw.refs]
     buffers = lifetimes(steps, sizes, ins, [v.name for v in graph.outputs])
     aliases = inplace_candidates(steps, buffers, keep=ins)
     return plan_memory(buffers, aliases=aliases, alignment=alignment, budget=budget)
@@ -163,8 +166,8 @@ class _Pointers(dict):
         return value
 
 
-def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: bool,
-           casts: dict) -> str:
+def _net_c(rw, templates, plan, registry, weights: WeightTable, parallel: bool) -> str:
+    graph, casts = rw.graph, rw.casts
     pointers, defines, used = {}, [], set()
     for name, p in plan.placements.items():
         ctype = c_type(graph.value(name).dtype, f"tensor {name!r}")
@@ -176,8 +179,12 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: boo
         pointers[name] = macro
     pointers = _Pointers(pointers, graph.constants, weights)
     offsets = {name: p.offset for name, p in plan.placements.items()}
+    names = [v.name for v in graph.inputs]
     for name in casts:  # net_set_input quantizes the caller's buffer
         pointers[name] = "((const float *)data)"
+    for name in rw.refs:  # kernels read the caller's buffer, whose address net_set_input keeps
+        ctype = c_type(graph.value(name).dtype, f"input {name!r}")
+        pointers[name] = f"((const {ctype} *)net_input_refs[{names.index(name)}])"
     cast_nodes = {id(n): name for name, n in casts.items()}
     calls, tasks, set_inputs = [], [], {}
     for i, (node, t) in enumerate(zip(graph.nodes, templates)):
@@ -195,13 +202,13 @@ def _net_c(graph, templates, plan, registry, weights: WeightTable, parallel: boo
             fields.update(O0="0", O1=fields[t.split])
             call = t.fill(fields)
         if id(node) in cast_nodes:
-            index = [v.name for v in graph.inputs].index(cast_nodes[id(node)])
+            index = names.index(cast_nodes[id(node)])
             set_inputs[index] = f"{call}  /* {node.name} */"
         else:
             calls.append(f"    /* {node.name}: {node.op} */\n    {call}")
     return project_files.net_c(plan, "\n".join(defines), _sources(templates),
                                "\n".join(calls), graph, "\n".join(tasks), parallel,
-                               set_inputs)
+                               set_inputs, [names.index(n) for n in rw.refs])
 
 
 def generate(graph, save_path, *, project_name: str = "net", target: str = "x86",
@@ -237,13 +244,12 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
     graph = typed(graph.validate())
     _check_outputs(graph)
     reg = registry or _registry.load()
-    code = fusion.fuse_conv_pool(graph) if fuse else graph
-    casts = fusion.input_casts(code) if fuse else {}
-    templates = _templates(code, reg)
+    rw = fusion.rewrite(graph) if fuse else fusion.Rewritten(graph, {})
+    templates = _templates(rw.graph, reg)
     budget = None if ram_budget is None else parse_size(ram_budget)
-    plan = _plan(code, templates, alignment or _ALIGNMENT[target], budget, casts)
+    plan = _plan(rw, templates, alignment or _ALIGNMENT[target], budget)
     weights = WeightTable()
-    net_c = _net_c(code, templates, plan, reg, weights, support_parallel, casts)
+    net_c = _net_c(rw, templates, plan, reg, weights, support_parallel)
     g_in, g_out = _golden(graph, golden_inputs, seed)
     root = Path(save_path) / project_name
     files = {
@@ -256,7 +262,9 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
             + [c_array(f"golden_out{i}", y, static=True) for i, y in enumerate(g_out)]),
         "memory_plan.txt": plan.report() + "".join(
             f"{name}: not in the arena; net_set_input quantizes it into "
-            f"{n.outputs[0]}\n" for name, n in casts.items()),
+            f"{n.outputs[0]}\n" for name, n in rw.casts.items()) + "".join(
+            f"{name}: not in the arena; read from the caller's buffer (net_set_input keeps "
+            "its address until net_run returns)\n" for name in rw.refs),
         **project_files.static_files(project_name, target, graph, support_parallel),
     }
     for rel, text in files.items():

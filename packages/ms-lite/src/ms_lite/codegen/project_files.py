@@ -50,9 +50,10 @@ def net_h(graph, plan, parallel: bool = False) -> str:
               "   when a thread could not be created. */",
               "int net_init(void);",
               "/* Copies input `index` (exactly its NET_INPUTi_BYTES) into the arena, or",
-              "   quantizes it there when the model's first step is its quantization (see",
-              "   memory_plan.txt); call it before every net_run (the arena reuses input",
-              "   bytes). Returns 0, or -1 for a bad index or size. */",
+              "   quantizes it there, or keeps its address when the first kernel quantizes",
+              "   it row by row: the data must then stay unchanged until net_run returns",
+              "   (memory_plan.txt says which). Call it before every net_run (the arena",
+              "   reuses input bytes). Returns 0, or -1 for a bad index or size. */",
               "int net_set_input(int index, const void *data, size_t bytes);",
               "/* Runs the model once; returns 0. */",
               "int net_run(void);",
@@ -89,9 +90,11 @@ void net_deinit(void)
 """
 
 
-def _set_input(set_inputs: dict) -> str:
-    """The copy of net_set_input, or per input the quantization that replaces it."""
+def _set_input(set_inputs: dict, refs) -> str:
+    """The copy of net_set_input, or per input the quantization that replaces it, or
+    keeping the caller's address."""
     copy = "memcpy(net_arena + net_inputs[index].offset, data, bytes);"
+    set_inputs = {**set_inputs, **dict.fromkeys(refs, "net_input_refs[index] = data;")}
     if not set_inputs:
         return f"    {copy}"
     cases = "".join(f"    case {i}:\n        {call}\n        break;\n"
@@ -100,10 +103,12 @@ def _set_input(set_inputs: dict) -> str:
 
 
 def net_c(plan, defines: str, kernels: str, calls: str, graph, tasks: str = "",
-          parallel: bool = False, set_inputs: dict | None = None) -> str:
+          parallel: bool = False, set_inputs: dict | None = None, refs=()) -> str:
     pool_h = '#include "thread_pool.h"\n' if parallel else ""
     tasks = f"\n/* ---- tasks of the split operators ---- */\n{tasks}" if tasks else ""
     init = "    return net_pool_start(net_threads);" if parallel else "    return 0;"
+    refs_decl = ("/* inputs read from the caller's buffer (net_set_input keeps the address) */\n"
+                 "static const void *net_input_refs[NET_INPUT_COUNT];\n") if refs else ""
     return f"""{_BANNER}
 #include <math.h>
 #include <stdint.h>
@@ -120,7 +125,7 @@ def net_c(plan, defines: str, kernels: str, calls: str, graph, tasks: str = "",
 
 /* The one arena: {plan.arena_size} bytes ({plan.strategy}). */
 static uint8_t net_arena[NET_ARENA_SIZE > 0 ? NET_ARENA_SIZE : 1] NET_ALIGNED;
-
+{refs_decl}
 {defines}
 
 /* ---- kernels (from the operators' C templates) ---- */
@@ -140,7 +145,7 @@ int net_set_input(int index, const void *data, size_t bytes)
 {{
     if (index < 0 || index >= NET_INPUT_COUNT || data == 0 || bytes != net_inputs[index].bytes)
         return -1;
-{_set_input(set_inputs or {})}
+{_set_input(set_inputs or {}, refs)}
     return 0;
 }}
 

@@ -17,7 +17,7 @@ from ms_lite.codegen.kernels.fp32 import COPY
 from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
 from ms_lite.codegen.templates import CTemplate
 
-__all__ = ["TEMPLATES", "REQUANT", "conv_params"]
+__all__ = ["TEMPLATES", "REQUANT", "CAST", "conv_params"]
 
 REQUANT = r"""
 /* CMSIS-NN's arm_nn_requantize with a saturating left shift (ms_lite.quant.scheme) */
@@ -221,7 +221,7 @@ static void relu_s8(const int8_t *x, int8_t *y, int32_t n, int32_t zp)
 }
 """
 
-_CAST = r"""
+CAST = r"""
 /* float -> int8: clamp(rint(x / scale) + zp), in double as the reference does */
 static void quantize_f32_s8(const float *x, int8_t *y, int32_t n, double scale, int32_t zp)
 {
@@ -294,7 +294,7 @@ def _cast_params(ctx):
     return {"FN": fn, "ARGS": f"{ctx.numel(0)}, {float(scale[0])!r}, {int(zp[0])}"}
 
 
-_CAST_T = CTemplate((_CAST, _CAST_PER_CHANNEL), "${FN}(${in0}, ${out}, ${ARGS});",
+_CAST_T = CTemplate((CAST, _CAST_PER_CHANNEL), "${FN}(${in0}, ${out}, ${ARGS});",
                     params=_cast_params)
 
 TEMPLATES = {
