@@ -72,6 +72,9 @@ _NAMES = {
                      "memory_reserved", "max_memory_reserved", "memory_stats", "memory_summary",
                      "reset_peak_memory_stats", "reset_max_memory_allocated",
                      "reset_max_memory_reserved", "empty_cache"), "ms_tensor.runtime"),
+    # sparse tensors (ms-ops)
+    **dict.fromkeys(("COOTensor", "CSRTensor", "RowTensor", "SparseTensor"),
+                    "ms_ops.sparse_tensors"),
     # graph compilation by ms-graph (see microspore._jit)
     "jit": "microspore._jit",
     # training (ms-nn), as MindSpore's top level re-exports mindspore.train
