@@ -77,7 +77,9 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
         self.grad_reducer = _grad_reducer(self.weights)
-        self._parallel_step = _parallel_step(network, optimizer, self.sens)
+        # a subclass with its own construct (loss scaling) keeps it, and runs unsharded
+        own = type(self).construct is TrainOneStepCell.construct
+        self._parallel_step = _parallel_step(network, optimizer, self.sens) if own else None
         if self._parallel_step is not None:
             self._graph_capturable = False  # the sharded step compiles itself in GRAPH_MODE
         self._value_and_grad = value_and_grad(network, grad_position=None, weights=self.weights)
