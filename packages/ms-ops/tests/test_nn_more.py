@@ -187,3 +187,28 @@ def test_interpolate_nearest_area_and_errors():
         ops.interpolate(_t(x))
     with pytest.raises(ValueError, match="mode 'trilinear' needs a 5-d input"):
         ops.interpolate(_t(x), size=(2, 2), mode="trilinear")
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_identity_grid_and_zero_padding(mode):
+    x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    ys, xs = np.meshgrid(np.linspace(-1, 1, 3), np.linspace(-1, 1, 4), indexing="ij")
+    grid = np.stack([xs, ys], -1)[None].astype(np.float32)
+    out = ops.grid_sample(_t(x), _t(grid), mode, "zeros", True).asnumpy()
+    np.testing.assert_allclose(out, x, rtol=1e-5, atol=1e-6)
+    far = np.full((1, 1, 1, 2), 3.0, np.float32)
+    assert np.all(ops.grid_sample(_t(x), _t(far), mode, "zeros", True).asnumpy() == 0)
+    border = ops.grid_sample(_t(x), _t(far), mode, "border", True).asnumpy()
+    np.testing.assert_allclose(border[0, :, 0, 0], x[0, :, -1, -1], rtol=1e-6)
+
+
+def test_grid_sample_bilinear_midpoint_and_reflection():
+    x = np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)
+    mid = ops.grid_sample(_t(x), _t(np.zeros((1, 1, 1, 2), np.float32)), align_corners=True)
+    assert float(mid.asnumpy().reshape(())) == pytest.approx(1.5)
+    # reflection about the right edge: column 1.5 mirrors to 0.5 (row 0: values 0 and 1)
+    ref = ops.grid_sample(_t(x), _t(np.array([[[[2.0, -1.0]]]], np.float32)), "bilinear",
+                          "reflection", True)
+    assert float(ref.asnumpy().reshape(())) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="padding_mode"):
+        ops.grid_sample(_t(x), _t(np.zeros((1, 1, 1, 2), np.float32)), padding_mode="wrap")

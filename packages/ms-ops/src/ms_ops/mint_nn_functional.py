@@ -20,7 +20,7 @@ FORWARDED = (
     "hardshrink", "hardsigmoid", "hardswish", "interpolate", "l1_loss", "layer_norm",
     "logsigmoid", "max_unpool2d", "mish", "mse_loss", "pixel_shuffle", "prelu", "selu",
     "sigmoid", "softshrink", "tanh", "unfold", "binary_cross_entropy_with_logits",
-    "soft_margin_loss",
+    "soft_margin_loss", "grid_sample",
 )
 
 __all__ = [*FORWARDED, "avg_pool1d", "avg_pool2d", "avg_pool3d", "binary_cross_entropy",

@@ -1,4 +1,5 @@
-"""``interpolate``/``upsample``: resizing N-C-spatial tensors, one spatial axis at a time.
+"""``interpolate``/``upsample`` (resizing N-C-spatial tensors, one spatial axis at a time)
+and ``grid_sample``.
 
 Every mode is separable: each output position along an axis reads a few input positions
 (Gather with constant indices) and mixes them with constant weights, so the result
@@ -14,6 +15,7 @@ import numpy as np
 
 import ms_ops as ops
 from ms_ops.opdef import functional
+from ms_tensor import dtype as mstype
 from ms_tensor.tensor import Tensor
 
 _MODES = {"nearest": (1, 2, 3), "nearest-exact": (1, 2, 3), "linear": (1,), "bilinear": (2,),
@@ -137,3 +139,70 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     (1, 1, 3, 3)
     """
     return interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+def _unnormalize(coord, size, align_corners):
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _reflect(coord, low2, high2):
+    """Reflect ``coord`` into [low2 / 2, high2 / 2] as often as needed (PyTorch's rule)."""
+    if low2 == high2:
+        return coord * 0
+    lo, span = low2 / 2, (high2 - low2) / 2
+    dist = ops.abs(coord - lo)
+    flips = ops.floor(dist / span)
+    extra = dist - flips * span
+    even = ops.equal(flips - ops.floor(flips / 2) * 2, 0)
+    return ops.where(even, extra + lo, span - extra + lo)
+
+
+def _source(coord, size, padding_mode, align_corners):
+    coord = _unnormalize(coord, size, align_corners)
+    if padding_mode == "reflection":
+        coord = _reflect(coord, 0, 2 * (size - 1)) if align_corners else \
+            _reflect(coord, -1, 2 * size - 1)
+    if padding_mode in ("border", "reflection"):
+        coord = ops.clamp(coord, 0, size - 1)
+    return coord
+
+
+@functional("grid_sample")
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample (N, C, H, W) ``input`` at the normalized (x, y) locations of ``grid``
+    (N, H_out, W_out, 2), -1 and 1 being the edges (``align_corners``: the corner pixels'
+    centres); ``mode`` bilinear or nearest, ``padding_mode`` zeros, border or reflection.
+
+    >>> grid_sample(ops.ones((1, 1, 3, 3)), ops.zeros((1, 2, 2, 2))).shape
+    (1, 1, 2, 2)
+    """
+    if mode not in ("bilinear", "nearest") or padding_mode not in ("zeros", "border",
+                                                                   "reflection"):
+        raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest' and padding_mode "
+                         f"'zeros', 'border' or 'reflection', got {mode!r}, {padding_mode!r}")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise ValueError(f"grid_sample: input {tuple(input.shape)} must be (N, C, H, W) and grid "
+                         f"{tuple(grid.shape)} (N, H_out, W_out, 2) with the same N")
+    n, c, h, w = input.shape
+    oh, ow = grid.shape[1:3]
+    ix = _source(grid[..., 0], w, padding_mode, bool(align_corners))
+    iy = _source(grid[..., 1], h, padding_mode, bool(align_corners))
+    flat = ops.reshape(input, (n, c, h * w))
+
+    def tap(xi, yi):
+        valid = ops.logical_and(ops.logical_and(xi >= 0, xi <= w - 1),
+                                ops.logical_and(yi >= 0, yi <= h - 1))
+        index = ops.clamp(yi, 0, h - 1) * w + ops.clamp(xi, 0, w - 1)
+        index = ops.broadcast_to(ops.reshape(ops.cast(index, mstype.int64), (n, 1, oh * ow)),
+                                 (n, c, oh * ow))
+        values = ops.reshape(ops.gather_elements(flat, 2, index), (n, c, oh, ow))
+        return values * ops.expand_dims(ops.cast(valid, input.dtype), 1)
+
+    if mode == "nearest":
+        return tap(ops.round(ix), ops.round(iy))
+    x0, y0 = ops.floor(ix), ops.floor(iy)
+    wx, wy = ops.expand_dims(ix - x0, 1), ops.expand_dims(iy - y0, 1)
+    return (tap(x0, y0) * (1 - wx) * (1 - wy) + tap(x0 + 1, y0) * wx * (1 - wy)
+            + tap(x0, y0 + 1) * (1 - wx) * wy + tap(x0 + 1, y0 + 1) * wx * wy)
