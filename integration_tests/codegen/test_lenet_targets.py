@@ -42,6 +42,11 @@ def test_lenet5_int8_fits_the_microcontroller_goal(lenet_graphs, tmp_path):
     graphs, _, _ = lenet_graphs
     project = generate(graphs["int8"], tmp_path, target="Cortex-M", ram_budget="8KB")
     assert project.arena_size < 8 * 1024
+    # conv+pool fused, the input quantized row by row from the caller's buffer: 1,576 B
+    assert project.arena_size < 2 * 1024
+    plain = generate(graphs["int8"], tmp_path, project_name="plain", target="Cortex-M",
+                     fuse=False)
+    assert plain.arena_size > 5 * 1024  # the conv output and both inputs, as before
     assert project.weights_bytes < 64 * 1024
 
 
