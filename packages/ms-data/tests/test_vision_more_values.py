@@ -135,6 +135,14 @@ def test_pil_inputs_take_mindspores_pillow_path():
         np.testing.assert_array_equal(np.asarray(got), REF[key], err_msg=key)
 
 
+def test_pil_images_flow_between_the_operations_of_a_map():
+    import ms_data
+
+    got = _recorder().pil_pipeline(ms_data, V, W)
+    assert got.dtype == np.float32 and got.shape == (3, 16, 16)
+    np.testing.assert_array_equal(got, REF["pil_pipeline"])
+
+
 def test_unique_matches_mindspore():
     out, idx, cnt = Unique()(np.array([[5, 3], [5, 1], [3, 3]]))
     for got, key in ((out, "uniq0"), (idx, "uniq1"), (cnt, "uniq2")):

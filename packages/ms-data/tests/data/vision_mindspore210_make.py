@@ -94,6 +94,14 @@ def pil_cases(V):
     }
 
 
+def pil_pipeline(ds, V, W):
+    """A map whose images stay PIL between its operations (each takes its Pillow path)."""
+    ops = [V.ToPIL(), V.Resize((20, 24)), V.AdjustContrast(1.3), V.AdjustHue(0.1),
+           V.CenterCrop(16), V.Equalize(), V.ToTensor()]
+    data = ds.NumpySlicesDataset({"image": W[None]}, shuffle=False).map(ops, "image")
+    return next(data.create_dict_iterator(output_numpy=True))["image"]
+
+
 def main():
     import mindspore.dataset.transforms as T
     import mindspore.dataset.vision as V
@@ -117,6 +125,9 @@ def main():
         out[k + "_shapes"] = np.array([p.shape for p in patches])
     for k, op in pil_cases(V).items():
         out[k] = np.asarray(op(V.ToPIL()(W)))
+    import mindspore.dataset as ds
+
+    out["pil_pipeline"] = pil_pipeline(ds, V, W)
     uniq = T.Unique()(np.array([[5, 3], [5, 1], [3, 3]]))  # MindSpore rejects 1-D input here
     out["uniq0"], out["uniq1"], out["uniq2"] = [np.asarray(i) for i in uniq]
     np.savez("vision_mindspore210.npz", IMG=IMG, G=G, F=F, B=B, W=W, **out)

@@ -45,9 +45,30 @@ def _python_callable(op) -> bool:
     return getattr(op, "python_callable", not hasattr(op, "batch_call"))
 
 
+def _is_pil(v) -> bool:
+    return hasattr(v, "getbands")
+
+
 def _row_value(col: np.ndarray, i: int):
     v = col[i]
-    return v if isinstance(v, np.ndarray) else np.asarray(v)
+    return v if isinstance(v, np.ndarray) or _is_pil(v) else np.asarray(v)
+
+
+def _column(values: list) -> np.ndarray:
+    """One output column: PIL images stay objects between the operations of a map, as in
+    MindSpore (the next vision operation takes its Pillow path); anything else is stacked."""
+    if values and all(_is_pil(v) for v in values):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out
+    return stack_rows("", values)
+
+
+def _materialize(col: np.ndarray) -> np.ndarray:
+    """A column leaving the map: PIL images become arrays."""
+    if col.dtype == object and len(col) and any(_is_pil(v) for v in col):
+        return stack_rows("", [np.asarray(v) if _is_pil(v) else v for v in col])
+    return col
 
 
 def _outputs(result) -> tuple:
@@ -81,7 +102,7 @@ class _Apply:
                     f"map: operation {op_name(op)} (operation {k} of {len(self.operations)}) "
                     f"on input_columns {self.input_columns} failed: {type(exc).__name__}: "
                     f"{exc}\n\nOriginal traceback:\n{tb.strip()}") from None
-        return columns
+        return tuple(_materialize(c) for c in columns)
 
     @staticmethod
     def _one(op, columns: tuple, rng) -> tuple:
@@ -96,7 +117,11 @@ class _Apply:
         results = []
         for i in range(rows):
             args = [_row_value(c, i) for c in columns]
-            if row_call is not None:
+            if row_call is not None and _is_pil(args[0]):  # the operation's Pillow path
+                pil_call = getattr(op, "_pil", None)
+                results.append(_outputs(pil_call(args[0], rng) if pil_call is not None
+                                        else row_call(np.asarray(args[0]), rng)))
+            elif row_call is not None:
                 results.append(_outputs(row_call(args[0], rng)))
             else:
                 results.append(_outputs(op(*args)))
@@ -105,7 +130,7 @@ class _Apply:
         width = len(results[0])
         if any(len(r) != width for r in results):
             raise ValueError("returned different numbers of outputs for different rows")
-        return tuple(stack_rows("", [r[j] for r in results]) for j in range(width))
+        return tuple(_column([r[j] for r in results]) for j in range(width))
 
 
 class MapDataset(Dataset):
