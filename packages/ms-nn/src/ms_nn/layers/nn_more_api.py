@@ -38,6 +38,7 @@ from ms_nn.layers.pooling_more import *  # noqa: F403
 from ms_nn.layers.rnn_more import *  # noqa: F403
 from ms_nn.layers.transformer_more import *  # noqa: F403
 from ms_nn.loss import loss_more
+from ms_nn.loss.ctc import CTCLoss
 from ms_nn.loss.loss_more import *  # noqa: F403
 from ms_nn.optim.rprop_asgd import ASGD, Rprop
 from ms_nn.wrap.grad_wrappers import ForwardValueAndGrad, WithGradCell
@@ -49,4 +50,5 @@ __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__, *image
            "PReLUExt",
            "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
            "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample",
-           "ASGD", "Rprop", "ForwardValueAndGrad", "WithGradCell", *fused_more.__all__]
+           "ASGD", "Rprop", "ForwardValueAndGrad", "WithGradCell", *fused_more.__all__,
+           "CTCLoss"]
