@@ -4,6 +4,7 @@ one-process world, where a rank's messages to itself carry the gradient back too
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ms_autodiff import grad
 from ms_parallel.p2p_ops import Receive, Send
@@ -27,3 +28,14 @@ def test_message_to_itself():
 
     w = np.array([1.0, 2.0])
     np.testing.assert_allclose(grad(f)(Tensor(w)).asnumpy(), 18.0 * w)
+
+
+def test_compiled_function_raises():
+    from ms_graph import jit
+
+    def f(w):
+        sent = Send(w * 3.0, 901, 0)  # a tag no other test uses: it stays unreceived
+        return (Receive(901, 0, [2], mstype.float64) * w).sum() + sent
+
+    with pytest.raises(RuntimeError, match="eagerly only"):
+        grad(jit(f))(Tensor(np.array([1.0, 2.0])))
