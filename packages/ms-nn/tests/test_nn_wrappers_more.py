@@ -74,3 +74,17 @@ def test_nn_metrics_is_the_train_metrics_module():
     from ms_nn.train import metrics
 
     assert nn.metrics is metrics and nn.metrics.Dice is metrics.Dice
+
+
+def test_lamb_scales_the_adam_step_by_the_trust_ratio():
+    w0 = rng.standard_normal(5).astype(np.float32)
+    grads = [rng.standard_normal(5).astype(np.float32) for _ in range(3)]
+    w = Parameter(Tensor(w0), name="w")
+    opt = nn.Lamb([w], learning_rate=0.05, beta1=0.8, beta2=0.9, eps=1e-4, weight_decay=0.1)
+    ref, m, v = w0.astype(np.float64), np.zeros(5), np.zeros(5)
+    for t, g in enumerate(grads, 1):
+        opt((Tensor(g),))
+        m, v = 0.8 * m + 0.2 * g, 0.9 * v + 0.1 * g * g
+        step = (m / (1 - 0.8 ** t)) / (np.sqrt(v / (1 - 0.9 ** t)) + 1e-4) + 0.1 * ref
+        ref = ref - 0.05 * np.linalg.norm(ref) / np.linalg.norm(step) * step
+    np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5, atol=1e-6)
