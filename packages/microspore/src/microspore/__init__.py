@@ -64,7 +64,14 @@ _NAMES = {
                      "intc", "uintc", "intp", "uintp", "cfloat", "cdouble", "dtype_to_nptype",
                      "dtype_to_pytype", "pytype_to_dtype", "get_py_obj_dtype"),
                     "ms_tensor.dtype_names"),
-    "tensor": "ms_tensor.creation", "from_numpy": "ms_tensor.creation",
+    **dict.fromkeys(("tensor", "from_numpy", "frombuffer", "from_dlpack", "to_dlpack",
+                     "swap_tensors"), "ms_tensor.creation"),
+    **dict.fromkeys(("set_device", "get_current_device", "set_deterministic", "run_check"),
+                    "ms_tensor.device"),
+    # compile hints (ms-graph needs them for nothing; they return what they are given)
+    **dict.fromkeys(("constexpr", "jit_class", "lazy_inline", "no_inline", "enable_dynamic",
+                     "mutable", "set_recursion_limit", "STRICT", "COMPATIBLE", "LAX"),
+                    "ms_graph.hints"),
     **dict.fromkeys(("manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state"),
                     "ms_tensor.seed"),
     # device synchronization and memory, also under ms.runtime

@@ -22,6 +22,9 @@ and ignored. What each does here (MindSpore's meaning, on microspore's CPU runti
   MindSpore's ``set_recursion_limit`` does); a smaller one leaves it as it is.
 - ``save_graphs`` / ``save_graphs_path``: write each compiled graph's stages to files.
 - ``max_device_memory``: only for backends with their own memory; the CPU has none.
+- ``jit_syntax_level``: ``LAX`` (2) only, the level ms-graph compiles at (any Python its
+  capture can run, on Python values too); MindSpore's narrower ``STRICT`` (0) and
+  ``COMPATIBLE`` (1) are refused by name rather than stored and ignored.
 - ``ascend_config``: a dict of MindSpore's Ascend options; ``precision_mode`` (one of
   ``ASCEND_PRECISION_MODES``) is read by the Ascend backend (ms-device-ascend's numerics
   emulation); other keys are refused by name.
@@ -54,6 +57,7 @@ _DEFAULTS = {
     "runtime_num_threads": None,
     "check_bprop": False,
     "ascend_config": None,
+    "jit_syntax_level": 2,
 }
 _settings = dict(_DEFAULTS)
 _watchers: dict[str, list] = {}
@@ -187,6 +191,13 @@ def _check_device_memory(v, new):
                          "(GPU, Ascend); device_target 'CPU' has none")
 
 
+def _check_syntax_level(v, _):
+    if v != 2:
+        raise ValueError(f"set_context: jit_syntax_level {v!r} is not supported; ms-graph "
+                         "compiles at LAX (2), MindSpore's superset of STRICT (0) and "
+                         "COMPATIBLE (1), and has no narrower mode")
+
+
 _CHECKS = {
     "mode": _check_mode, "device_target": _check_device_target,
     "device_id": _check_device_id, "save_graphs": _check_save_graphs,
@@ -195,7 +206,7 @@ _CHECKS = {
         "pynative_synchronize"), "enable_graph_kernel": _check_bool("enable_graph_kernel"),
     "jit_config": _check_jit_config, "max_device_memory": _check_device_memory,
     "runtime_num_threads": _check_threads, "check_bprop": _check_bool("check_bprop"),
-    "ascend_config": _check_ascend_config,
+    "ascend_config": _check_ascend_config, "jit_syntax_level": _check_syntax_level,
 }
 
 
