@@ -87,6 +87,7 @@ def pil_cases(V):
         "pil_persp": V.Perspective(*PTS_W, V.Inter.BILINEAR),
         "pil_persp_nearest": V.Perspective(*PTS_W, V.Inter.NEAREST),
         "pil_persp_bicubic": V.Perspective(*PTS_W, V.Inter.BICUBIC),
+        "pil_center": V.CenterCrop((13, 21)), "pil_center_big": V.CenterCrop((33, 51)),
         "pil_raffine": V.RandomAffine((15, 15), None, (1.2, 1.2), (5, 5, 3, 3)),
         # MindSpore 2.10 ignores fill_value on this path (Pillow >= 10)
         "pil_raffine_fill": V.RandomAffine((-20, -20), None, (0.8, 0.8), (10, 10, -4, -4),

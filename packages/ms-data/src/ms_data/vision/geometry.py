@@ -103,6 +103,13 @@ class CenterCrop(_ImageOp):
     def __init__(self, size):
         self.size = _checks.size_pair("CenterCrop", size)
 
+    def _pil(self, img, rng):
+        """MindSpore's Python path: offsets round((size - crop) / 2) (half to even), Pillow's
+        crop filling outside the image with zeros."""
+        (ch, cw), (w, h) = self.size, img.size
+        top, left = int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0))
+        return img.crop((left, top, left + cw, top + ch))
+
     def _nhwc(self, x, rng):
         ch, cw = self.size
         h, w = x.shape[1:3]
