@@ -67,3 +67,21 @@ def test_rewritten_and_plain_schedules_give_the_same_bits(int8_cnn, tmp_path, va
         assert "q" not in fused.plan.placements
     else:
         assert "x: not in the arena; net_set_input quantizes it into q" in report
+
+
+@needs_gcc
+def test_float_conv_pool_fusion_gives_the_same_floats(small_cnn, tmp_path):
+    """The converted small CNN: a grouped strided Conv2DFusion (ReLU6) read by a SAME 3x3/2
+    max pooling, whose windows overlap (pixels are computed twice, to the same float)."""
+    from ms_lite.converter.pipeline import optimize
+
+    graph, _ = optimize(small_cnn())
+    fused_ops = [n.op for n in fusion.fuse_conv_pool(typed(graph)).nodes]
+    assert fused_ops.count(fusion.FUSED_F32_OP) == 1
+    plain, fused = [generate(graph, tmp_path, project_name=f"f{int(f)}", fuse=f)
+                    for f in (False, True)]
+    for a, b in zip(_run(plain), _run(fused)):
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))
+    # the convolution's output is gone (the peak is elsewhere: the input and c1)
+    assert "r2" in plain.plan.placements and "r2" not in fused.plan.placements
+    assert fused.arena_size <= plain.arena_size

@@ -1,9 +1,9 @@
 """Rewrites that lower the planned RAM of the generated C (the golden outputs still come
 from the Python runtime on the graph as converted, so they check these rewrites too).
 
-- ``fuse_conv_pool``: an int8 convolution read only by a max pooling becomes one node
-  whose kernel pools the convolution's pixels as it computes them: the convolution's
-  output (LeNet5's largest tensor, 4,704 bytes) is never in the arena.
+- ``fuse_conv_pool``: a convolution (int8 or float32) read only by a max pooling becomes
+  one node whose kernel pools the convolution's pixels as it computes them: the
+  convolution's output (LeNet5's largest tensor, 4,704 int8 bytes) is never in the arena.
 - ``input_casts``: a float input read only by its quantization is quantized by
   ``net_set_input`` from the caller's buffer straight into its int8 tensor, so the float
   input (4 KB for LeNet5) is never in the arena either.
@@ -22,12 +22,13 @@ from collections import Counter
 
 import numpy as np
 
+from ms_lite.codegen.kernels.fp32_fused import FUSED_F32_OP
 from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
 from ms_lite.codegen.kernels.int8_fused import FUSED_OP, STREAM_OP, stream_rows
 from ms_lite.ir import Node, Value
 
 __all__ = ["fuse_conv_pool", "input_casts", "stream_input", "rewrite", "Rewritten", "FUSED_OP",
-           "STREAM_OP"]
+           "FUSED_F32_OP", "STREAM_OP"]
 
 
 @dataclasses.dataclass
@@ -50,23 +51,30 @@ def _readers(graph) -> Counter:
     return readers
 
 
+# (convolution, its max pooling) -> the fused node's operator
+_PAIRS = {("QuantConv2D", "QuantMaxPool"): FUSED_OP, ("Conv2DFusion", "MaxPool"): FUSED_F32_OP,
+          ("Conv2D", "MaxPool"): FUSED_F32_OP}
+
+
 def fuse_conv_pool(graph):
-    """A copy of ``graph`` with each QuantConv2D -> QuantMaxPool pair (the convolution's
-    output read by the pooling alone) as one ``QuantConv2D+QuantMaxPool`` node, scheduled
-    where the convolution was."""
+    """A copy of ``graph`` with each convolution -> max pooling pair (the convolution's
+    output read by the pooling alone; int8 or float32) as one node, scheduled where the
+    convolution was."""
     readers = _readers(graph)
-    pools = {n.inputs[0]: n for n in graph.nodes if n.op == "QuantMaxPool"}
+    pools = {n.inputs[0]: n for n in graph.nodes if n.op in ("QuantMaxPool", "MaxPool")}
     nodes, fused_pools = [], set()
     for node in graph.nodes:
         if node.name in fused_pools:
             continue
-        pool = pools.get(node.outputs[0]) if node.op == "QuantConv2D" else None
-        if pool is None or readers[node.outputs[0]] != 1:
+        pool = pools.get(node.outputs[0]) if node.outputs else None
+        op = _PAIRS.get((node.op, pool.op)) if pool is not None else None
+        if op is None or readers[node.outputs[0]] != 1 \
+                or graph.value(node.outputs[0]).dtype != graph.value(pool.outputs[0]).dtype:
             nodes.append(node)
             continue
         attrs = {**node.attrs, "pool": dict(pool.attrs),
                  "conv_shape": tuple(graph.value(node.outputs[0]).shape)}
-        nodes.append(Node(FUSED_OP, list(node.inputs), list(pool.outputs), attrs,
+        nodes.append(Node(op, list(node.inputs), list(pool.outputs), attrs,
                           f"{node.name}+{pool.name}"))
         fused_pools.add(pool.name)
     return dataclasses.replace(graph, nodes=nodes)

@@ -11,9 +11,9 @@ __all__ = ["ms_register_c_templates"]
 
 @hookimpl
 def ms_register_c_templates(registry) -> None:
-    from ms_lite.codegen.kernels import fp32, int8, int8_fused
+    from ms_lite.codegen.kernels import fp32, fp32_fused, int8, int8_fused
 
-    for name, template in fp32.TEMPLATES.items():
+    for name, template in {**fp32.TEMPLATES, **fp32_fused.TEMPLATES}.items():
         registry.add_c_template(name, template, dtype="float32")
     for (name, dtype), template in {**int8.TEMPLATES, **int8_fused.TEMPLATES}.items():
         registry.add_c_template(name, template, dtype=dtype)

@@ -11,9 +11,9 @@ import numpy as np
 from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
 from ms_lite.codegen.templates import CTemplate
 
-__all__ = ["TEMPLATES", "broadcast_fields"]
+__all__ = ["TEMPLATES", "ACT", "activation_code", "broadcast_fields"]
 
-_ACT = r"""
+ACT = r"""
 /* fused activation: 0 none, 1 ReLU, 2 ReLU6 (MindSpore Lite's activation_type) */
 static float ms_act_f32(float v, int32_t act)
 {
@@ -363,13 +363,13 @@ def _copy_params(ctx):
 # Reshape-like operators move no data when the planner gave the output the input's bytes.
 COPY = CTemplate("", "${COPY}", params=_copy_params, inplace=True)
 
-_DENSE_T = CTemplate((_ACT, _DENSE), "dense_f32(${in0}, ${in1}, ${bias}, ${out}, ${ROWS}, "
+_DENSE_T = CTemplate((ACT, _DENSE), "dense_f32(${in0}, ${in1}, ${bias}, ${out}, ${ROWS}, "
                                     "${K}, ${M}, ${ACT}, ${O0}, ${O1});",
                    params=_dense_params, split="M")
 
 TEMPLATES = {
-    "Conv2D": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
-    "Conv2DFusion": CTemplate((_ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
+    "Conv2D": CTemplate((ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
+    "Conv2DFusion": CTemplate((ACT, _CONV), _CONV_CALL, params=_conv_params, split="OC"),
     "MaxPool": CTemplate(_POOL, "maxpool_f32(${in0}, ${out}, " + _POOL_ARGS,
                          params=_pool_params),
     "AvgPool": CTemplate(_AVGPOOL, "avgpool_f32(${in0}, ${out}, " + _POOL_ARGS,
