@@ -18,9 +18,8 @@ __all__ = ["CTCLoss"]
 
 def _logsumexp(*terms):
     stacked = ops.stack(terms, 0)
-    m = ops.amax(stacked, 0)
-    safe = ops.where(ops.isinf(m), ops.zeros_like(m), m)
-    return safe + ops.log(ops.sum(ops.exp(stacked - safe), 0))
+    m = ops.stop_gradient(ops.amax(stacked, 0))
+    return m + ops.log(ops.sum(ops.exp(stacked - m), 0))
 
 
 class CTCLoss(Cell):
@@ -59,7 +58,7 @@ class CTCLoss(Cell):
         ext[:, 1::2] = tgt
         skip = np.zeros((n, s_len), bool)  # s may come from s - 2: a label unlike the last
         skip[:, 2:] = (ext[:, 2:] != self.blank) & (ext[:, 2:] != ext[:, :-2])
-        inf = float("-inf")
+        inf = float(np.finfo(log_probs.dtype.np).min) / 4
         start = np.full((n, s_len), inf, np.float32)
         start[:, 0] = 0.0
         start[:, 1] = np.where(tg_len > 0, 0.0, inf)
@@ -80,8 +79,12 @@ class CTCLoss(Cell):
         end2 = ops.gather_elements(alpha, 1, before)[:, 0]
         end2 = ops.where(Tensor(tg_len > 0), end2, ops.full_like(end2, inf))
         loss = -_logsumexp(end, end2)
-        if self.zero_infinity:
-            loss = ops.where(ops.isinf(loss), ops.zeros_like(loss), loss)
+        frames = Tensor((np.arange(t_len)[:, None] < in_len[None, :])[:, :, None])
+        soft = ops.exp(log_probs) * ops.cast(frames, log_probs.dtype)
+        loss = loss + ops.sum(soft - ops.stop_gradient(soft), (0, 2))
+        impossible = loss > -inf / 2
+        loss = ops.where(impossible, ops.full_like(loss, 0.0 if self.zero_infinity
+                                                   else float("inf")), loss)
         if self.reduction == "sum":
             return ops.sum(loss)
         if self.reduction == "mean":
