@@ -1,6 +1,6 @@
-"""CTCLoss against a brute-force sum over every alignment (values were also compared with
-MindSpore 2.10 and PyTorch: equal within 2e-6, gradients too; MindSpore's CPU kernel keeps an infinite
-loss under zero_infinity=True, which its documentation and PyTorch set to 0)."""
+"""CTCLoss against a brute-force sum over every alignment (values and gradients were also
+compared with MindSpore 2.10 and PyTorch: equal within 2e-6; MindSpore's CPU kernel keeps
+an infinite loss under zero_infinity=True, which its documentation and PyTorch set to 0)."""
 
 import itertools
 import math
