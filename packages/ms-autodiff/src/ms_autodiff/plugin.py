@@ -24,9 +24,13 @@ def _stop_gradient_samples(rng):
 
 @hookimpl
 def ms_register_ops(registry: RegistryView) -> None:
-    from ms_autodiff import GradOperation, grad, jvp, value_and_grad, vjp
+    from ms_autodiff import GradOperation, grad, jacfwd, jacrev, jvp, value_and_grad, vjp, vmap
+    from ms_autodiff.grad_hooks import DumpGradient, HookBackward, InsertGradientOf
 
     registry.add_ops(StopGradient)
     for name, fn in (("grad", grad), ("value_and_grad", value_and_grad), ("vjp", vjp),
-                     ("jvp", jvp), ("GradOperation", GradOperation)):
+                     ("jvp", jvp), ("GradOperation", GradOperation), ("vmap", vmap),
+                     ("jacrev", jacrev), ("jacfwd", jacfwd),
+                     ("InsertGradientOf", InsertGradientOf), ("HookBackward", HookBackward),
+                     ("DumpGradient", DumpGradient)):
         registry.add_function(name, fn)

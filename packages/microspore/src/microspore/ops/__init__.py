@@ -14,11 +14,15 @@ from ms_ops import functional as _functional
 __all__ = ["Primitive", "functional", "operations", "composite", "communication"]
 
 _SUBMODULES = ("functional", "operations", "composite", "communication")
+# names MindSpore's ops re-exports from elsewhere
+_ELSEWHERE = {"constexpr": "ms_graph.hints"}
 
 
 def __getattr__(name: str):
     if name in _SUBMODULES:
         return import_module(f"{__name__}.{name}")
+    if name in _ELSEWHERE:
+        return getattr(import_module(_ELSEWHERE[name]), name)
     try:
         return getattr(_functional, name)
     except AttributeError:

@@ -33,6 +33,11 @@ def _rebind(self, compute):
     return self
 
 
+# the in-place forms MindSpore's ops namespace also has (``ops.clamp_(x, 0, 1)``)
+_IN_OPS = {"bernoulli_", "clamp_", "erfinv_", "exponential_", "normal_", "random_", "tanh_",
+           "uniform_", "zero_"}
+
+
 def _method(name: str, compute, doc: str):
     def method(self, *args, **kwargs):
         return _rebind(self, lambda old: compute(old, *args, **kwargs))
@@ -40,7 +45,7 @@ def _method(name: str, compute, doc: str):
     method.__name__ = method.__qualname__ = name
     method.__doc__ = doc
     method.__module__ = __name__
-    return functional(methods=name)(method)
+    return functional(*((name,) if name in _IN_OPS else ()), methods=name)(method)
 
 
 def _ops():
