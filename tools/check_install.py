@@ -15,8 +15,9 @@ import sys
 import sysconfig
 from pathlib import Path
 
-DISTRIBUTIONS = ("ms-tensor", "ms-ops", "ms-ops-scipy", "ms-autodiff", "ms-graph", "ms-data", "ms-nn",
-                 "ms-parallel", "ms-lite", "ms-insight", "ms-device-ascend", "microspore")
+DISTRIBUTIONS = ("ms-tensor", "ms-ops", "ms-ops-scipy", "ms-autodiff", "ms-graph", "ms-data",
+                 "ms-nn", "ms-parallel", "ms-lite", "ms-insight", "ms-device-ascend",
+                 "microspore")
 
 
 def extension_modules(dist: str) -> list[str]:
