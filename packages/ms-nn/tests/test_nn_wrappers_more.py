@@ -88,3 +88,20 @@ def test_lamb_scales_the_adam_step_by_the_trust_ratio():
         step = (m / (1 - 0.8 ** t)) / (np.sqrt(v / (1 - 0.9 ** t)) + 1e-4) + 0.1 * ref
         ref = ref - 0.05 * np.linalg.norm(ref) / np.linalg.norm(step) * step
     np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_adafactor_factors_the_second_moment_of_matrices():
+    w0 = rng.standard_normal((3, 4)).astype(np.float32)
+    g = rng.standard_normal((3, 4)).astype(np.float32)
+    w = Parameter(Tensor(w0), name="w")
+    opt = nn.AdaFactor([w], beta1=0.0)
+    assert opt.exp_avg_sq_row[0].shape == (3,) and opt.exp_avg_sq_col[0].shape == (4,)
+    opt((Tensor(g),))
+    sq = g.astype(np.float64) ** 2 + 1e-30  # step 1: beta2t = 0, the moments are the means
+    row, col = sq.mean(1), sq.mean(0)
+    update = g / np.sqrt(row / row.mean())[:, None] / np.sqrt(col)[None, :]
+    update /= max(np.sqrt((update ** 2).mean()), 1.0)
+    lr = 1e-2 * max(1e-3, np.sqrt((w0.astype(np.float64) ** 2).mean()))
+    np.testing.assert_allclose(w.asnumpy(), w0 - lr * update, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="cannot be combined with relative_step"):
+        nn.AdaFactor([w], learning_rate=0.1)

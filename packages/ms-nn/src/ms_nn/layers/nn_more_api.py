@@ -40,6 +40,7 @@ from ms_nn.layers.transformer_more import *  # noqa: F403
 from ms_nn.loss import loss_more
 from ms_nn.loss.ctc import CTCLoss
 from ms_nn.loss.loss_more import *  # noqa: F403
+from ms_nn.optim.adafactor import AdaFactor
 from ms_nn.optim.lamb import Lamb
 from ms_nn.optim.rprop_asgd import ASGD, Rprop
 from ms_nn.wrap.grad_wrappers import ForwardValueAndGrad, WithGradCell
@@ -52,4 +53,4 @@ __all__ = [*conv_more.__all__, *dropout_more.__all__, *norm_more.__all__, *image
            "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt", "DropoutExt", "Dropout2dExt",
            "L1LossExt", "LogSoftmaxExt", "MaxPool2dExt", "MaxUnpool2d", "Upsample",
            "ASGD", "Rprop", "ForwardValueAndGrad", "WithGradCell", *fused_more.__all__,
-           "CTCLoss", "Lamb"]
+           "CTCLoss", "Lamb", "AdaFactor"]
