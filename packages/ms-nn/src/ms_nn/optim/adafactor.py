@@ -28,8 +28,8 @@ class AdaFactor(Optimizer):
 
     >>> w = Parameter(Tensor(np.ones((2, 2), np.float32)), name="w")
     >>> _ = AdaFactor([w])((Tensor(np.ones((2, 2), np.float32)),)); w.asnumpy().round(4)
-    array([[0.99, 0.99],
-           [0.99, 0.99]], dtype=float32)
+    array([[0.999, 0.999],
+           [0.999, 0.999]], dtype=float32)
     """
 
     def __init__(self, params, learning_rate=None, eps=(1e-30, 1e-3), clip_threshold=1.0,
