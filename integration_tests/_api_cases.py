@@ -400,6 +400,84 @@ case("transforms.Concatenate", "np.labels")(
 case("transforms.Compose", "np.img")(
     lambda ms, x: ms.dataset.transforms.Compose([ms.dataset.vision.HWC2CHW(),
                                                  ms.dataset.transforms.TypeCast(ms.float32)])(x))
+# vision and transforms filled by the vision work of issue 17 ("np.img" is (6, 8, 3) uint8)
+for _cid, _expr in [
+        ("AdjustBrightness", "V.AdjustBrightness(1.6)"),
+        ("AdjustContrast", "V.AdjustContrast(0.7)"),
+        ("AdjustSaturation", "V.AdjustSaturation(1.4)"), ("AdjustHue", "V.AdjustHue(0.15)"),
+        ("AdjustGamma", "V.AdjustGamma(0.6, 1.1)"), ("AdjustSharpness", "V.AdjustSharpness(1.7)"),
+        ("AutoContrast", "V.AutoContrast(5.0)"), ("Equalize", "V.Equalize()"),
+        ("Invert", "V.Invert()"), ("Posterize", "V.Posterize(3)"), ("Solarize", "V.Solarize(120)"),
+        ("Rotate", "V.Rotate(25)"),
+        ("Rotate/bilinear_expand", "V.Rotate(25, V.Inter.BILINEAR, True)"),
+        ("Affine", "V.Affine(10, (0.1, -0.1), 1.1, (3.0, 2.0))"),
+        ("Perspective", "V.Perspective([[0, 0], [7, 0], [7, 5], [0, 5]], "
+                        "[[1, 0], [7, 1], [6, 5], [0, 4]])"),
+        ("GaussianBlur", "V.GaussianBlur(3, 0.9)"), ("Crop", "V.Crop((1, 2), (3, 4))"),
+        ("ResizedCrop/nearest", "V.ResizedCrop(1, 1, 4, 5, (5, 6), V.Inter.NEAREST)"),
+        ("PadToSize", "V.PadToSize((8, 10), fill_value=3)"), ("Erase", "V.Erase(1, 1, 2, 3, 9)"),
+        ("VerticalFlip", "V.VerticalFlip()"), ("RgbToHsv", "V.RgbToHsv(is_hwc=True)"),
+        ("ToType", "V.ToType(np.float32)"),
+        ("LinearTransformation", "V.LinearTransformation(np.eye(144, dtype=np.float32), "
+                                 "np.zeros(144, np.float32))"),
+]:
+    case(f"vision.{_cid}", "np.img")(
+        lambda ms, x, _e=_expr: eval(_e, {"V": ms.dataset.vision, "np": np})(
+            x.astype(np.float32) / 255 if "Hsv" in _e or "Linear" in _e else x))
+case("vision.SlicePatches", "np.img")(
+    lambda ms, x: np.stack(ms.dataset.vision.SlicePatches(2, 3)(x)))
+case("transforms.PadEnd", "np.labels")(lambda ms, x: ms.dataset.transforms.PadEnd([5], 7)(x))
+
+# operators added for issue 17: unary special functions, division variants, search,
+# order statistics, linear algebra, shape helpers (each agreed with MindSpore 2.10)
+for _name in ("sinc", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0",
+              "bessel_j1", "i0", "nansum", "nanmean"):
+    case(f"sweep.ops.{_name}", "f23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
+for _name in ("lgamma", "digamma", "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e",
+              "bessel_y0", "bessel_y1"):
+    case(f"sweep.ops.{_name}", "p23")(lambda ms, x, _n=_name: getattr(ms.ops, _n)(x))
+case("sweep.ops.erfinv", "u23")(lambda ms, x: ms.ops.erfinv(x))
+for _name in ("truncate_div", "truncate_mod", "xlogy", "xdivy", "nextafter", "floormod",
+              "tensor_div", "tensor_mod"):
+    case(f"sweep.ops.{_name}", "f23", "p23")(lambda ms, x, y, _n=_name: getattr(ms.ops, _n)(x, y))
+case("sweep.ops.truncate_div/int32", "i23", "j23")(lambda ms, x, y: ms.ops.truncate_div(x, y))
+case("sweep.ops.igamma", "p23", "p23")(lambda ms, a, x: ms.ops.igamma(a, x))
+case("sweep.ops.zeta", "p23")(lambda ms, q: ms.ops.zeta(q + 1.5, q))
+case("sweep.ops.polygamma", "p23")(lambda ms, x: ms.ops.polygamma(ms.Tensor(1), x))
+case("sweep.ops.Rint", "halves")(lambda ms, x: ms.ops.Rint()(x))
+case("sweep.ops.population_count", "i23")(lambda ms, x: ms.ops.population_count(x))
+case("sweep.ops.cummax", "f34")(lambda ms, x: ms.ops.cummax(x, 1))
+case("sweep.ops.cummin", "f34")(lambda ms, x: ms.ops.cummin(x, 0))
+case("sweep.ops.median", "f34")(lambda ms, x: ms.ops.median(x, 1))
+case("sweep.ops.logcumsumexp", "f34")(lambda ms, x: ms.ops.logcumsumexp(x, 1))
+case("sweep.ops.std_mean", "f34")(lambda ms, x: ms.ops.std_mean(x, 1, 1, True))
+case("sweep.ops.var_mean", "f34")(lambda ms, x: ms.ops.var_mean(x, 0))
+case("sweep.ops.aminmax", "f34")(lambda ms, x: ms.ops.aminmax(x, axis=1))
+case("sweep.ops.bucketize", "f34")(lambda ms, x: ms.ops.bucketize(x, [-1.0, 0.0, 1.0]))
+case("sweep.ops.histc", "f34")(lambda ms, x: ms.ops.histc(x, 4, -2.0, 2.0))
+case("sweep.ops.unsorted_segment_max", "f34", "idx2")(
+    lambda ms, x, ids: ms.ops.unsorted_segment_max(x[:2], ids, 3))
+case("sweep.ops.cov", "f34")(lambda ms, x: ms.ops.cov(x))
+case("sweep.ops.svd", "f34")(lambda ms, x: ms.ops.svd(x, compute_uv=False))
+case("sweep.ops.pinv", "f34")(lambda ms, x: ms.ops.pinv(x))
+case("sweep.ops.cdist", "f234", "f234")(lambda ms, x, y: ms.ops.cdist(x, y))
+case("sweep.ops.pdist", "f34")(lambda ms, x: ms.ops.pdist(x))
+case("sweep.ops.renorm", "f34")(lambda ms, x: ms.ops.renorm(x, 2, 0, 1.0))
+case("sweep.ops.tensor_dot", "f34", "f34")(lambda ms, x, y: ms.ops.tensor_dot(x, y, ((1,), (1,))))
+case("sweep.ops.vander", "f3")(lambda ms, x: ms.ops.vander(x, 4))
+case("sweep.ops.combinations", "f3")(lambda ms, x: ms.ops.combinations(x))
+case("sweep.ops.reverse_sequence", "f34", "labels")(
+    lambda ms, x, n: ms.ops.reverse_sequence(x[:2], n, 1))
+case("sweep.ops.DepthToSpace", "nchw")(lambda ms, x: ms.ops.DepthToSpace(2)(
+    ms.ops.concat((x, x), 1)[:, :, :4, :4]))
+case("sweep.ops.diagonal_scatter", "f34", "f3")(
+    lambda ms, x, d: ms.ops.diagonal_scatter(x, d))
+case("sweep.ops.index_fill", "f34", "idx2")(lambda ms, x, i: ms.ops.index_fill(x, 1, i, 0.5))
+case("sweep.ops.tril_indices")(lambda ms: ms.ops.tril_indices(3, 4, 1))
+case("sweep.ops.sequence_mask", "labels")(lambda ms, n: ms.ops.sequence_mask(n, 3))
+case("sweep.ops.space_to_batch_nd", "nchw")(
+    lambda ms, x: ms.ops.space_to_batch_nd(x[:, :, :4, :4], [2, 2], [[0, 0], [0, 0]]))
+
 
 # train metrics: update with logits and labels, then eval
 def _metric(ms, metric, *inputs, **eval_kwargs):
