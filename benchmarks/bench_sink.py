@@ -44,7 +44,6 @@ from _common import (
     num,
     print_notes,
     rounds_line,
-    run_rounds,
 )
 from _workers import (
     TORCH_MISSING,
@@ -328,8 +327,7 @@ def main() -> int:
                 rows += [t.row(f"{case}/False", "PyTorch eager") for case in cases]
             rows = check_agreement(rows, notes, "microspore PyNative", atol=1e-4)
             for case in cases:
-                for sink in (False, True):
-                    run_rounds(rows, f"{case}/{sink}", *plan[case], settle_s=0.05)
+                interleaved_rounds(rows, case, *plan[case])
             shares = {}
             for label, w in outside.items():
                 for case in cases:
@@ -343,6 +341,22 @@ def main() -> int:
                 w.close()
     report(rows, cases, shares, notes, plan, args.quick, load)
     return 0
+
+
+def interleaved_rounds(rows, case, rounds: int, warmup: int, settle_s: float = 0.05) -> None:
+    """``_common.run_rounds`` over both halves of ``case`` at once: each round samples every
+    implementation with sink off and on in turn, so the sink / no-sink ratio compares
+    samples taken seconds apart (sampling all of one half first put minutes between them,
+    and on a shared machine the load changed in between: ratios of 0.6x to 21x)."""
+    mine = [r for r in rows if r.case in (f"{case}/False", f"{case}/True")]
+    print(f"running {case}: {rounds} rounds x {len(mine)} implementations ...",
+          file=sys.stderr, flush=True)
+    for i in range(warmup + rounds):
+        for r in mine:
+            time.sleep(settle_s)
+            t = r.run()
+            if i >= warmup:
+                r.samples.append(t)
 
 
 def report(rows, cases, shares, notes, plan, quick, load) -> None:
