@@ -105,3 +105,16 @@ def test_adafactor_factors_the_second_moment_of_matrices():
     np.testing.assert_allclose(w.asnumpy(), w0 - lr * update, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="cannot be combined with relative_step"):
         nn.AdaFactor([w], learning_rate=0.1)
+
+
+@pytest.mark.parametrize("operator", ["SUM", "MEAN", "MAX"])
+def test_multi_field_embedding_lookup_pools_each_field(operator):
+    net = nn.MultiFieldEmbeddingLookup(6, 2, field_size=2, operator=operator)
+    table = net.embedding_table.asnumpy()
+    ids, vals = np.array([[1, 2, 4]]), np.array([[2.0, -1.0, 0.0]], np.float32)
+    fields = np.array([[0, 0, 1]], np.int32)
+    out = net(Tensor(ids.astype(np.int32)), Tensor(vals), Tensor(fields)).asnumpy()
+    rows = table[[1, 2]] * vals[0, :2, None]
+    ref0 = {"SUM": rows.sum(0), "MEAN": rows.sum(0) / 3.0, "MAX": rows.max(0)}[operator]
+    np.testing.assert_allclose(out[0, 0], ref0, rtol=1e-5)
+    np.testing.assert_array_equal(out[0, 1], 0)  # field 1 holds one zero-weighted entry

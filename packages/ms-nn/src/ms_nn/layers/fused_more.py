@@ -1,8 +1,11 @@
 """``nn.Conv2dBnAct`` and ``nn.DenseBnAct`` (a layer, an optional BatchNorm, an optional
 activation, as MindSpore's quantization-ready blocks), ``nn.EmbeddingLookup`` (a table
-looked up on the host) and ``nn.ParameterUpdate`` (writes its input into a Parameter)."""
+looked up on the host), ``nn.MultiFieldEmbeddingLookup`` (lookups pooled per field) and
+``nn.ParameterUpdate`` (writes its input into a Parameter)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 import ms_ops as ops
 from ms_nn.cell import Cell
@@ -15,7 +18,8 @@ from ms_nn.layers.normalization import BatchNorm1d, BatchNorm2d
 from ms_tensor import Parameter
 from ms_tensor import dtype as mstype
 
-__all__ = ["Conv2dBnAct", "DenseBnAct", "EmbeddingLookup", "ParameterUpdate"]
+__all__ = ["Conv2dBnAct", "DenseBnAct", "EmbeddingLookup", "ParameterUpdate",
+           "MultiFieldEmbeddingLookup"]
 
 
 def _act(activation, alpha, who):
@@ -132,3 +136,57 @@ class ParameterUpdate(Cell):
     def construct(self, x):
         ops.assign(self._param, x)
         return x
+
+
+class MultiFieldEmbeddingLookup(EmbeddingLookup):
+    """Per sample, the looked-up rows weighted by ``input_values`` and pooled per field
+    (``field_ids``) with ``operator`` 'SUM', 'MEAN' (divided by the sum of |values|) or
+    'MAX' (zero-weight entries ignored; empty fields give 0): (batch, field_size, dim).
+
+    >>> net = MultiFieldEmbeddingLookup(10, 2, field_size=2)
+    >>> ids = Tensor([[1, 5, 3]]); vals = Tensor([[1.0, 1.0, 0.0]]); fields = Tensor([[0, 1, 1]])
+    >>> net(ids, vals, fields).shape
+    (1, 2, 2)
+    """
+
+    def __init__(self, vocab_size, embedding_size, field_size, param_init="normal",
+                 target="CPU", slice_mode="batch_slice", feature_num_list=None, max_norm=None,
+                 sparse=True, operator="SUM", dtype=mstype.float32):
+        super().__init__(vocab_size, embedding_size, param_init, target, slice_mode,
+                         feature_num_list, max_norm, sparse, dtype)
+        if operator not in ("SUM", "MEAN", "MAX"):
+            raise ValueError(f"MultiFieldEmbeddingLookup: operator must be 'SUM', 'MEAN' or "
+                             f"'MAX', got {operator!r}")
+        self.field_size = positive_int("MultiFieldEmbeddingLookup", "field_size", field_size)
+        self.operator = operator
+
+    def construct(self, input_indices, input_values, field_ids):
+        for name, t in (("input_indices", input_indices), ("input_values", input_values),
+                        ("field_ids", field_ids)):
+            if t.ndim != 2:
+                raise ValueError(f"MultiFieldEmbeddingLookup: {name} must be 2-d (batch, seq), "
+                                 f"got shape {tuple(t.shape)}")
+        batch, seq = input_indices.shape
+        segments = batch * self.field_size
+        ids = ops.reshape(ops.cast(field_ids, mstype.int32) + ops.reshape(
+            ops.arange(0, segments, self.field_size, dtype=mstype.int32), (batch, 1)), (-1,))
+        weights = ops.reshape(input_values, (batch, seq, 1))
+        rows = ops.reshape(super().construct(input_indices) * weights, (-1, self.embedding_size))
+        if self.operator == "MAX":
+            low = float(np.finfo(np.float32).min)
+            rows = rows + ops.reshape(ops.cast(ops.equal(weights, 0), rows.dtype) * low,
+                                      (-1, 1))
+            merged = ops.unsorted_segment_max(rows, ids, segments)
+            count = ops.unsorted_segment_sum(ops.abs(ops.reshape(input_values, (-1,))), ids,
+                                             segments)
+            merged = merged * ops.expand_dims(ops.cast(count != 0, rows.dtype), -1)
+        else:
+            merged = ops.unsorted_segment_sum(rows, ids, segments)
+            if self.operator == "MEAN":
+                count = ops.unsorted_segment_sum(ops.abs(ops.reshape(input_values, (-1,))), ids,
+                                                 segments)
+                count = ops.expand_dims(count, -1)
+                merged = ops.where(count != 0, merged / ops.where(count != 0, count,
+                                                                  ops.ones_like(count)),
+                                   ops.zeros_like(merged))
+        return ops.reshape(merged, (batch, self.field_size, -1))
