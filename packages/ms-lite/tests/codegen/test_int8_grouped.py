@@ -88,7 +88,7 @@ def test_the_runtime_grouped_convolution_is_one_gemm_per_group():
 def test_grouped_convolutions_and_per_channel_casts_are_bit_exact(tmp_path, parallel):
     g = grouped_graph()
     x = (np.random.default_rng(2).standard_normal((2, 4, 9, 9)) * 3).astype(np.float32)
-    p = generate(g, tmp_path, golden_inputs=[x], support_parallel=parallel)
+    p = generate(g, tmp_path, golden_inputs=[x], support_parallel=parallel, fuse=True)
     targets.build(p.path, "x86")
     run = targets.run_program(p.path, "x86", args=[3] if parallel else [])
     got, passed = targets.parse_golden(run.stdout, p.outputs)

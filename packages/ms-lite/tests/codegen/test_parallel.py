@@ -22,11 +22,13 @@ def _outputs(project, args=()):
 
 
 @needs_gcc
-@pytest.mark.parametrize("model", ["small_cnn", "int8_cnn"])
-def test_threads_equal_the_single_threaded_build(model, request, tmp_path):
+@pytest.mark.parametrize("model, fuse", [("small_cnn", False), ("int8_cnn", False),
+                                         ("int8_cnn", True)])
+def test_threads_equal_the_single_threaded_build(model, fuse, request, tmp_path):
     graph = request.getfixturevalue(model)()
-    single = generate(graph, tmp_path, project_name="single")
-    threaded = generate(graph, tmp_path, project_name="threaded", support_parallel=True)
+    single = generate(graph, tmp_path, project_name="single", fuse=fuse)
+    threaded = generate(graph, tmp_path, project_name="threaded", support_parallel=True,
+                        fuse=fuse)
     for p in (single, threaded):
         targets.build(p.path, "x86")
     want = _outputs(single)
