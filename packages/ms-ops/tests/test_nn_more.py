@@ -212,3 +212,20 @@ def test_grid_sample_bilinear_midpoint_and_reflection():
     assert float(ref.asnumpy().reshape(())) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="padding_mode"):
         ops.grid_sample(_t(x), _t(np.zeros((1, 1, 1, 2), np.float32)), padding_mode="wrap")
+
+
+def test_fractional_max_pool_windows_cover_the_input_and_indices_point_at_the_maxima():
+    x = rng.standard_normal((1, 2, 9, 11)).astype(np.float32)
+    samples = _t(rng.random((1, 2, 2)))
+    values, idx = ops.fractional_max_pool2d(_t(x), 2, (5, 6), None, True, samples)
+    assert values.shape == (1, 2, 5, 6)
+    flat = x.reshape(1, 2, -1)
+    np.testing.assert_array_equal(np.take_along_axis(flat, idx.asnumpy().reshape(1, 2, -1), 2),
+                                  values.asnumpy().reshape(1, 2, -1))
+    # the first window starts at 0 and the last ends at the input's edge
+    rows, cols = np.divmod(idx.asnumpy(), 11)
+    assert rows.min() <= 1 and rows.max() >= 7 and cols.min() <= 1 and cols.max() >= 9
+    again = ops.fractional_max_pool2d(_t(x), 2, (5, 6), None, False, samples)
+    np.testing.assert_array_equal(again.asnumpy(), values.asnumpy())
+    with pytest.raises(ValueError, match="does not fit"):
+        ops.fractional_max_pool2d(_t(x), 3, (9, 9))

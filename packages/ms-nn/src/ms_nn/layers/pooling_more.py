@@ -16,7 +16,8 @@ from ms_nn.layers._check import int_tuple, one_of
 from ms_tensor import Tensor
 
 __all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool3d",
-           "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool3d"]
+           "AvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool3d",
+           "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class AdaptiveAvgPool1d(Cell):
@@ -201,3 +202,39 @@ class MaxUnpool3d(MaxUnpool1d):
     def construct(self, x, indices, output_size=None):
         return ops.max_unpool3d(x, indices, self.kernel_size, self.stride, self.padding,
                                 output_size)
+
+
+class FractionalMaxPool2d(Cell):
+    """Max pooling over pseudo-random windows (Graham 2014) to ``output_size`` or
+    ``output_ratio``; ``_random_samples`` (N, C, 2) fixes the windows.
+
+    >>> FractionalMaxPool2d(2, output_size=(3, 3))(ops.ones((1, 1, 6, 6))).shape
+    (1, 1, 3, 3)
+    """
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__}: give output_size or output_ratio")
+        self.kernel_size, self.output_size = kernel_size, output_size
+        self.output_ratio, self.return_indices = output_ratio, return_indices
+        self._random_samples = _random_samples
+
+    def construct(self, input):
+        return ops.fractional_max_pool2d(input, self.kernel_size, self.output_size,
+                                         self.output_ratio, self.return_indices,
+                                         self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """``FractionalMaxPool2d`` over (N, C, D, H, W); ``_random_samples`` is (N, C, 3).
+
+    >>> FractionalMaxPool3d(2, output_ratio=0.5)(ops.ones((1, 1, 6, 6, 6))).shape
+    (1, 1, 3, 3, 3)
+    """
+
+    def construct(self, input):
+        return ops.fractional_max_pool3d(input, self.kernel_size, self.output_size,
+                                         self.output_ratio, self.return_indices,
+                                         self._random_samples)

@@ -1,4 +1,5 @@
-"""1-d and 3-d pooling, adaptive 1-d/3-d pooling and power-average (LP) pooling.
+"""1-d and 3-d pooling, adaptive 1-d/3-d pooling, power-average (LP) pooling and
+fractional max pooling (Graham's pseudo-random windows, gathered per sample and channel).
 
 The 1-d forms are the 2-d operators over a height of 1. The 3-d forms take the maximum or
 the sum of the strided window slices (one slice per kernel tap), so they are exact and
@@ -275,3 +276,81 @@ def lp_pool2d(x, norm_type, kernel_size, stride=None, ceil_mode=False):
     """
     _check("lp_pool2d", x, (3, 4))
     return _lp("lp_pool2d", x, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def _fractional_starts(u, n_in, n_out, k):
+    """Graham's pseudo-random window starts for one axis, from samples ``u`` in [0, 1)."""
+    if n_out == 1:
+        return np.zeros(u.shape + (1,), np.int64)
+    alpha = (n_in - k) / (n_out - 1)
+    i = np.arange(n_out - 1)
+    starts = np.floor((i + u[..., None]) * alpha) - np.floor(u[..., None] * alpha)
+    return np.concatenate([starts, np.full(u.shape + (1,), n_in - k)], -1).astype(np.int64)
+
+
+def _fractional(name, x, nd, kernel_size, output_size, output_ratio, return_indices, samples):
+    _check(name, x, (nd + 1, nd + 2))
+    squeeze = x.ndim == nd + 1
+    x = ops.expand_dims(x, 0) if squeeze else x
+    kernel = _tuple(f"{name}: kernel_size", kernel_size, nd)
+    sizes = x.shape[2:]
+    if output_size is not None:
+        out = _tuple(f"{name}: output_size", output_size, nd)
+    elif output_ratio is not None:
+        ratio = (output_ratio,) * nd if isinstance(output_ratio, (int, float)) else output_ratio
+        out = tuple(int(n * r) for n, r in zip(sizes, ratio))
+    else:
+        raise ValueError(f"{name}: give output_size or output_ratio")
+    if any(o + k - 1 > n or o < 1 for o, k, n in zip(out, kernel, sizes)):
+        raise ValueError(f"{name}: output size {out} with kernel {kernel} does not fit input "
+                         f"{tuple(sizes)}")
+    n, c = x.shape[:2]
+    u = samples.asnumpy() if isinstance(samples, Tensor) else (
+        np.random.default_rng().random((n, c, nd)))
+    # 2-d samples list (width, height); 3-d ones (depth, height, width), as PyTorch's
+    order = [1, 0] if nd == 2 else [0, 1, 2]
+    starts = [_fractional_starts(u[..., order[a]].astype(np.float64), sizes[a], out[a],
+                                 kernel[a]) for a in range(nd)]
+    flat = np.zeros((n, c) + tuple(out) + tuple(kernel), np.int64)
+    for a in range(nd):
+        pos = starts[a].reshape((n, c) + (1,) * a + (out[a],) + (1,) * (nd - 1 - a) + (1,) * nd)
+        pos = pos + np.arange(kernel[a]).reshape((1,) * (2 + nd + a) + (kernel[a],)
+                                                 + (1,) * (nd - 1 - a))
+        flat = flat * sizes[a] + pos
+    flat = flat.reshape(n, c, -1)
+    values = ops.gather_elements(ops.reshape(x, (n, c, -1)), 2, Tensor(flat))
+    values = ops.reshape(values, (n, c) + tuple(out) + (int(np.prod(kernel)),))
+    result = ops.amax(values, -1)
+    if squeeze:
+        result = ops.squeeze(result, 0)
+    if not return_indices:
+        return result
+    arg = np.argmax(values.asnumpy(), -1)
+    index = np.take_along_axis(flat.reshape(values.shape), arg[..., None], -1)[..., 0]
+    return result, Tensor(index[0] if squeeze else index)
+
+
+@functional("fractional_max_pool2d")
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max pooling over pseudo-random (Graham 2014) windows of (N, C, H, W) to
+    ``output_size`` (or ``output_ratio`` of the input); ``_random_samples`` (N, C, 2) in
+    [0, 1) fixes the windows.
+
+    >>> fractional_max_pool2d(ops.ones((1, 1, 7, 7)), 2, output_size=(4, 3)).shape
+    (1, 1, 4, 3)
+    """
+    return _fractional("fractional_max_pool2d", input, 2, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
+
+
+@functional("fractional_max_pool3d")
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """``fractional_max_pool2d`` over (N, C, D, H, W); ``_random_samples`` is (N, C, 3).
+
+    >>> fractional_max_pool3d(ops.ones((1, 1, 5, 6, 7)), 2, output_size=(2, 3, 4)).shape
+    (1, 1, 2, 3, 4)
+    """
+    return _fractional("fractional_max_pool3d", input, 3, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
