@@ -179,7 +179,7 @@ def _rint(rng):
 
 def _shift(name: str, np_fn, doc: str, functional_name: str) -> OpDef:
     op = OpDef(name, _XY, infer=elementwise(INTS), promote="common", differentiable=False,
-               functional=functional_name, doc=doc)
+               functional=functional_name, methods=functional_name, doc=doc)
 
     @op.kernel("CPU", dtypes=INTS)
     def shift_cpu(x, y):
