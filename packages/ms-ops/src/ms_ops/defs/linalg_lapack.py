@@ -96,7 +96,7 @@ def _eig_infer(x, compute_v=False):
 
 
 Eig = OpDef("Eig", (Arg("x"),), (Attr("compute_v", False),), infer=_eig_infer,
-            nondiff_inputs=("x",),
+            differentiable=False,
             doc="(eigenvalues, eigenvectors as columns) of square matrices, complex.")
 
 
@@ -107,11 +107,6 @@ def eig_cpu(x, compute_v=False):
     if not compute_v:
         return values.astype(out), np.zeros((), out)
     return values.astype(out), vectors.astype(out)
-
-
-@Eig.bprop
-def eig_bprop(x, out, dout, compute_v=False):
-    return (None,)
 
 
 @Eig.samples
