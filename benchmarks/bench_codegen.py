@@ -6,7 +6,9 @@ float32 (the converter's fused graph) and int8 (FULL_QUANT, calibrated on 8 rand
 inputs). Weights are the initializers' (untrained): sizes and speed do not depend on them.
 
 * arena: the generated code's one arena (planned offline: in-place reuse, best of several
-  placement orders), the same planner without in-place reuse, the lite runtime's
+  placement orders; int8 conv + max pool fused, the input quantized by rows from the
+  caller's buffer, see ``ms_lite.codegen.fusion``), the same planner without in-place
+  reuse, the same generator with ``fuse=False``, the lite runtime's
   first-fit-by-size planner (``ms_lite.runtime.executor.plan_arena``, 64-byte aligned), the
   sum of all tensors (no reuse), and the lower bound (the most bytes live at one step).
 * flash (Cortex-M3, ``arm-none-eabi-gcc -Os``): the model's code (``net.o`` .text), its
@@ -254,9 +256,11 @@ def main(argv=None) -> int:
             label = f"{case} {prec}"
             proj = generate(graph, work / "cm", project_name=f"{case}_{prec}",
                             target="Cortex-M", golden_inputs=[x])
-            memory.append((label, _arena_row(proj)))
+            plain = generate(graph, work / "cm_plain", project_name=f"{case}_{prec}",
+                             target="Cortex-M", golden_inputs=[x], fuse=False)
+            memory.append((label, {**_arena_row(proj), "unfused": plain.arena_size}))
             flash.append((label, _flash(proj)))
-            cortex.append((label, _cortex_instructions(proj)))
+            cortex.append((label, _cortex_instructions(proj), _cortex_instructions(plain)))
             host = generate(graph, work / "x86", project_name=f"{case}_{prec}",
                             golden_inputs=[x])
             targets.build(host.path, "x86")
@@ -293,10 +297,10 @@ def main(argv=None) -> int:
             print(f"| {label} | {r.label} | {num(med * 1e6)} | {num(lo * 1e6)}-"
                   f"{num(hi * 1e6)} | {med / base:.2f}x |")
     print("\nCortex-M3 under qemu (MPS2-AN385, -O2): instructions per inference\n")
-    print("| model | instructions |")
-    print("|---|---|")
-    for label, n in cortex:
-        print(f"| {label} | {n:,} |")
+    print("| model | instructions | unfused (fuse=False) |")
+    print("|---|---|---|")
+    for label, n, n_plain in cortex:
+        print(f"| {label} | {n:,} | {n_plain:,} |")
     lenet = dict(memory).get("lenet5 int8")
     lflash = dict(flash).get("lenet5 int8")
     if lenet and lflash:
