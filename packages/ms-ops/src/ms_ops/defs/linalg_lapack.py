@@ -1,10 +1,10 @@
 """LAPACK-shaped factorizations: ``lu_unpack``/``lu_solve`` (pivots 1-based, as
-``lu_factor`` and MindSpore give them), ``eig``/``eigvals`` (complex results), and the
-Householder form of QR: ``geqrf``, ``orgqr``, ``ormqr``.
+``lu_factor`` and MindSpore give them), ``eig``/``eigvals`` (complex results), and
+``orgqr``/``ormqr`` over LAPACK's Householder reflectors.
 
-``lu_unpack`` and ``lu_solve`` are compositions (triangles of LU_data, triangular
-solves), so gradients reach LU_data and b. Eig and the Householder operators give values
-only, as MindSpore's CPU rules do: they declare no differentiable input.
+``lu_unpack``, ``lu_solve``, ``orgqr`` and ``ormqr`` are compositions (triangles,
+triangular solves, products of reflectors), so gradients reach their inputs. Eig gives
+values only (complex outputs take no gradient here).
 """
 
 from __future__ import annotations
@@ -126,111 +126,48 @@ def eigvals(A):
     return Eig(A)[0]
 
 
-def _geqrf_infer(x):
+def _householder_q(y, tau, full: bool):
+    """Q = H_0 H_1 ... from the reflectors below the diagonal of ``y``, built with
+    operators so gradients reach ``y`` and ``tau`` (all m columns, or the first n)."""
+    from ms_ops.defs.arithmetic import Mul, Sub
+    from ms_ops.defs.array_slice import Slice as _Slice
+
+    m, n = y.shape[-2:]
+    lead = tuple(y.shape[:-2])
+    eye = Tensor(np.eye(m, dtype=y.dtype.np))
+    q = array.BroadcastTo(eye, lead + (m, m))
+    for i in range(tau.shape[-1]):
+        column = _Slice(y, (0,) * len(lead) + (0, i), lead + (m, 1))
+        below = Tensor((np.arange(m) > i).astype(y.dtype.np).reshape(m, 1))
+        unit = Tensor((np.arange(m) == i).astype(y.dtype.np).reshape(m, 1))
+        v = Add(Mul(column, below), unit)
+        t = array.Reshape(_Slice(tau, (0,) * len(lead) + (i,), lead + (1,)), lead + (1, 1))
+        h = Sub(eye, Mul(t, BatchMatMul(v, array.Transpose(v, tuple(range(v.ndim - 2)) +
+                                                           (v.ndim - 1, v.ndim - 2)))))
+        q = BatchMatMul(q, h)
+    return q if full else _first(q, -1, n)
+
+
+def _check_reflectors(name, x, tau):
     check_dtype("input", x, FLOATS)
-    if x.ndim < 2:
-        raise ValueError(f"Geqrf: input must have at least 2 dimensions, got {x.shape}")
-    return TensorSpec(x.shape, x.dtype), TensorSpec(x.shape[:-2] + (min(x.shape[-2:]),),
-                                                    x.dtype)
+    if tau.shape[:-1] != x.shape[:-2] or tau.shape[-1] > min(x.shape[-2:]):
+        raise ValueError(f"{name}: tau shape {tau.shape} does not fit input shape {x.shape}")
 
 
-Geqrf = OpDef("Geqrf", (Arg("input"),), infer=_geqrf_infer, nondiff_inputs=("input",),
-              functional="geqrf", methods="geqrf",
-              doc="QR in LAPACK's form: R on and above the diagonal, Householder vectors "
-                  "below it, and their scales tau.")
+@functional("orgqr", methods="orgqr")
+def orgqr(input, input2):
+    """``ops.orgqr``: the first N columns of Q from geqrf's reflectors ``input`` and
+    scales ``input2`` (tau)."""
+    _check_reflectors("orgqr", input, input2)
+    return _householder_q(input, input2, full=False)
 
 
-@Geqrf.kernel("CPU", dtypes=FLOATS)
-def geqrf_cpu(x):
-    flat = x.reshape((-1,) + x.shape[-2:])
-    ys, taus = [], []
-    for a in flat:
-        h, tau = np.linalg.qr(a, mode="raw")
-        ys.append(h.T)
-        taus.append(tau)
-    return (np.stack(ys).reshape(x.shape).astype(x.dtype),
-            np.stack(taus).reshape(x.shape[:-2] + (-1,)).astype(x.dtype))
-
-
-@Geqrf.bprop
-def geqrf_bprop(x, out, dout):
-    return (None,)
-
-
-@Geqrf.samples
-def _geqrf(rng):
-    yield (rng.standard_normal((3, 2)),), {}
-
-
-def _householder_q(y: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    """The full m x m Q = H_0 H_1 ... of the reflectors in ``y`` (below the diagonal)."""
-    m = y.shape[0]
-    q = np.eye(m, dtype=y.dtype)
-    for i in range(len(tau)):
-        v = np.zeros(m, y.dtype)
-        v[i] = 1
-        v[i + 1:] = y[i + 1:, i]
-        q = q @ (np.eye(m, dtype=y.dtype) - tau[i] * np.outer(v, v))
-    return q
-
-
-def _batched(fn, y, *rest):
-    lead = y.shape[:-2]
-    flat = [r.reshape((-1,) + r.shape[len(lead):]) for r in (y,) + rest]
-    outs = [fn(*parts) for parts in zip(*flat)]
-    return np.stack(outs).reshape(lead + outs[0].shape)
-
-
-def _householder_infer(name):
-    def infer(x, tau, *other, **attrs):
-        check_dtype("input", x, FLOATS)
-        if tau.shape != x.shape[:-2] + (tau.shape[-1],) or tau.shape[-1] > x.shape[-1]:
-            raise ValueError(f"{name}: tau shape {tau.shape} does not fit input shape "
-                             f"{x.shape}")
-        return TensorSpec(other[0].shape if other else x.shape, x.dtype)
-    return infer
-
-
-Orgqr = OpDef("Orgqr", (Arg("x"), Arg("tau")), infer=_householder_infer("Orgqr"),
-              nondiff_inputs=("x", "tau"), functional="orgqr", methods="orgqr",
-              doc="The first N columns of Q from geqrf's reflectors.")
-
-
-@Orgqr.kernel("CPU", dtypes=FLOATS)
-def orgqr_cpu(x, tau):
-    n = x.shape[-1]
-    return _batched(lambda y, t: _householder_q(y, t)[:, :n], x, tau).astype(x.dtype)
-
-
-Orgqr.bprop(lambda x, tau, out, dout: (None, None))
-
-
-@Orgqr.samples
-def _orgqr(rng):
-    y, tau = geqrf_cpu(rng.standard_normal((3, 2)))
-    yield (y, tau), {}
-
-
-Ormqr = OpDef("Ormqr", (Arg("input"), Arg("tau"), Arg("other")),
-              (Attr("left", True), Attr("transpose", False)), infer=_householder_infer("Ormqr"),
-              nondiff_inputs=("input", "tau", "other"), functional="ormqr", methods="ormqr",
-              doc="Q @ other (other @ Q when not ``left``; Q.T with ``transpose``), Q from "
-                  "geqrf's reflectors.")
-
-
-@Ormqr.kernel("CPU", dtypes=FLOATS)
-def ormqr_cpu(x, tau, other, left=True, transpose=False):
-    def one(y, t, c):
-        q = _householder_q(y, t)
-        q = q.T if transpose else q
-        return q @ c if left else c @ q
-    return _batched(one, x, tau, other).astype(other.dtype)
-
-
-Ormqr.bprop(lambda x, tau, other, out, dout, left=True, transpose=False: (None, None, None))
-
-
-@Ormqr.samples
-def _ormqr(rng):
-    y, tau = geqrf_cpu(rng.standard_normal((3, 2)))
-    yield (y, tau, rng.standard_normal((3, 2))), {}
+@functional("ormqr", methods="ormqr")
+def ormqr(input, tau, other, left=True, transpose=False):
+    """``ops.ormqr``: Q @ other (other @ Q when not ``left``; Q.T with ``transpose``), Q
+    from geqrf's reflectors."""
+    _check_reflectors("ormqr", input, tau)
+    q = _householder_q(input, tau, full=True)
+    if transpose:
+        q = array.Transpose(q, tuple(range(q.ndim - 2)) + (q.ndim - 1, q.ndim - 2))
+    return BatchMatMul(q, other) if left else BatchMatMul(other, q)
