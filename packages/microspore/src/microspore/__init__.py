@@ -94,7 +94,13 @@ _NAMES = {
         "async_ckpt_thread_status",
         "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager",
         "build_train_network", "get_metric_fn", "names", "MAE", "MSE", "Fbeta",
-        "rearrange_inputs"), _TRAIN),
+        "rearrange_inputs", "BleuScore", "ConfusionMatrixMetric", "CosineSimilarity", "Dice",
+        "HausdorffDistance", "MeanSurfaceDistance", "OcclusionSensitivity", "Perplexity", "ROC",
+        "RootMeanSquareDistance", "auc", "ReduceLROnPlateau", "BackupAndRestore",
+        "ckpt_to_safetensors", "safetensors_to_ckpt", "load_checkpoint_async",
+        "merge_sliced_parameter"), _TRAIN),
+    # MindRecord files (ms-data)
+    **dict.fromkeys(("FileWriter", "FileReader"), "microspore.mindrecord"),
     # summaries and the profiler (ms-insight)
     **dict.fromkeys(("SummaryRecord", "SummaryCollector", "Profiler"), "ms_insight"),
     # export to MINDIR / ONNX and loading a MINDIR graph (ms-lite)
@@ -103,7 +109,7 @@ _NAMES = {
     **dict.fromkeys(("data_sink", "DatasetHelper", "connect_network_with_dataset"), _TRAIN),
 }
 _SUBMODULES = ("ops", "nn", "dataset", "train", "common", "context", "amp", "communication",
-               "profiler", "runtime", "mint")
+               "profiler", "runtime", "mint", "mindrecord")
 
 __getattr__, __dir__ = forward(__name__, globals(), (), _NAMES, _SUBMODULES)
 
