@@ -68,6 +68,9 @@ _NAMES = {
                      "swap_tensors"), "ms_tensor.creation"),
     **dict.fromkeys(("set_device", "get_current_device", "set_deterministic", "run_check"),
                     "ms_tensor.device"),
+    # streams and events (host semantics: every operator is done when its call returns)
+    **dict.fromkeys(("Stream", "Event", "StreamCtx", "current_stream", "default_stream",
+                     "set_cur_stream", "launch_blocking"), "ms_tensor.streams"),
     # compile hints (ms-graph needs them for nothing; they return what they are given)
     **dict.fromkeys(("constexpr", "jit_class", "lazy_inline", "no_inline", "enable_dynamic",
                      "mutable", "set_recursion_limit", "STRICT", "COMPATIBLE", "LAX"),
