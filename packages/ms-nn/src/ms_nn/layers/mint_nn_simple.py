@@ -61,9 +61,10 @@ class LogSigmoid(_Unary):
 
 
 class Mish(_Unary):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)) (the Mish operator is looked up when called: it comes from a
+    plugin, so importing ms-nn must not need it)."""
 
-    fn = staticmethod(ops.mish)
+    fn = staticmethod(lambda x: ops.mish(x))
 
 
 class SELU(_Unary):
