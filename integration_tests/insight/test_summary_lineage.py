@@ -83,6 +83,10 @@ def test_two_runs_are_summarized_and_compared(tmp_path):
     assert all(ds.bundled.digits_dir() in r and "LeNet5" in r and "Momentum" in r
                for r in rows)
     assert " 0.05 " in rows[0] and " 0.01 " in rows[1] and ".ckpt" in rows[0]
+    # the dataset pipeline (collect_dataset_graph, on by default), one line per run
+    assert "dataset_graph" in header and all(
+        "MnistDataset -> MapDataset[TypeCast] -> MapDataset[Resize, Rescale, HWC2CHW] -> "
+        "BatchDataset(batch_size=32)" in r for r in rows)
 
 
 def test_summary_operator_in_graph_mode_through_the_meta_package(tmp_path):
