@@ -237,7 +237,11 @@ def test_every_operator_round_trips_on_its_samples(tmp_path):
                 g, feeds, want = _sample_graph(op, args, attrs)
             except (TypeError, ValueError, KeyError):
                 continue
-            back = load_mindir(save_mindir(g, tmp_path / "op"))
+            try:
+                back = load_mindir(save_mindir(g, tmp_path / "op"))
+            except MindirExportError as e:  # complex results: refused by name
+                assert "has no MINDIR type" in str(e) and name in str(e)
+                continue
             got = run(back, feeds)[0]
             np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, err_msg=name)
             checked += 1

@@ -148,6 +148,10 @@ def _lower(captured, input_names, gname: str, array_of) -> Graph:
                 k += 1
         outs = []
         for j, v in enumerate(node.outputs):
+            if v.spec.dtype.kind == "c":
+                raise UnsupportedOperatorError(
+                    f"graph {gname!r}: operator {op.name} gives a {v.spec.dtype} result; "
+                    "lite models hold real and integer tensors only")
             oname = nname if len(node.outputs) == 1 else f"{nname}:{j}"
             names[id(v)] = oname
             outs.append(oname)

@@ -267,6 +267,9 @@ def to_mindir(graph) -> pb.ModelProto:
         w.node = node
         WRITERS.get(node.op, _generic)(w, node)
     for v in graph.outputs:
+        if v.dtype not in DTYPES:
+            raise MindirExportError(f"graph {graph.name!r}: output {v.name!r}: dtype {v.dtype} "
+                                    "has no MINDIR type")
         w.g.output.add(name=w.ref(v.name), tensor=[pb.TensorProto(
             dims=list(v.shape), data_type=DTYPES[v.dtype])])
     return w.model
