@@ -494,8 +494,11 @@ class Cell:
         cached = d.get("_graph_state")
         if cached is not None and cached[0] == _set_train_calls[0]:
             return cached[1]
-        state = tuple(tuple(sorted((k, v) for k, v in c.__dict__.items()
-                                   if k not in _NOT_GRAPH_STATE and _plain(v)))
+        # the hooks too: a hook registered after compiling must select another graph
+        state = tuple((tuple(sorted((k, v) for k, v in c.__dict__.items()
+                                    if k not in _NOT_GRAPH_STATE and _plain(v))),
+                       tuple(c.__dict__.get("_forward_pre_hooks", ())),
+                       tuple(c.__dict__.get("_forward_hooks", ())))
                       for _, c in self.cells_and_names())
         d["_graph_state"] = (_set_train_calls[0], state)
         return state
@@ -526,6 +529,7 @@ class Cell:
         hooks = self._forward_pre_hooks
         handle = HookHandle(hooks)
         hooks[handle.handle_id] = hook_fn
+        _set_train_calls[0] += 1  # compiled graphs are keyed on the hooks
         if prepend:
             hooks.move_to_end(handle.handle_id, last=False)
         if with_kwargs:
@@ -545,6 +549,7 @@ class Cell:
         hooks = self._forward_hooks
         handle = HookHandle(hooks)
         hooks[handle.handle_id] = hook_fn
+        _set_train_calls[0] += 1  # compiled graphs are keyed on the hooks
         if prepend:
             hooks.move_to_end(handle.handle_id, last=False)
         if always_call:

@@ -20,8 +20,10 @@ class HookHandle:
 
     def remove(self) -> None:
         hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self.handle_id, None)
+        if hooks is not None and hooks.pop(self.handle_id, None) is not None:
+            from ms_nn import cell  # cell imports this module
+
+            cell._set_train_calls[0] += 1  # the graphs keyed on the hooks are stale
 
     def __enter__(self) -> HookHandle:
         return self
