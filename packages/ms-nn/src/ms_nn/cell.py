@@ -483,18 +483,13 @@ class Cell:
                 for g in jit_fn.graphs()]
 
     def graph_state(self) -> tuple:
-        """The Python values ``construct`` may read besides Parameters, for this cell and
-        every cell below it: numbers, strings, bools, None, dtypes and tuples of them
-        among their attributes (``self.scale``, a flag that picks a branch, ``training``).
-
-        ms-graph keys a compiled construct on it: ``self.scale = 5.0`` selects (or compiles)
-        another graph instead of rerunning one that captured 2.0. Recomputed only after
-        some Cell attribute was assigned."""
+        """What ``construct`` reads besides Parameters, here and below: plain attribute
+        values (``self.scale``, ``training``) and forward hooks; ms-graph keys compiled
+        graphs on it. Recomputed only after an attribute or a hook changed."""
         d = self.__dict__
         cached = d.get("_graph_state")
         if cached is not None and cached[0] == _set_train_calls[0]:
             return cached[1]
-        # the hooks too: a hook registered after compiling must select another graph
         state = tuple((tuple(sorted((k, v) for k, v in c.__dict__.items()
                                     if k not in _NOT_GRAPH_STATE and _plain(v))),
                        tuple(c.__dict__.get("_forward_pre_hooks", ())),
