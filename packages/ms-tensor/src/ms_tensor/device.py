@@ -51,8 +51,12 @@ def run_check() -> None:
         print(f"microspore version: {md.version('microspore')}")
     except md.PackageNotFoundError:
         print(f"ms-tensor version: {md.version('ms-tensor')}")
+    mul = registry.load().lookup("function", "mul")
+    if mul is None:
+        print("The result of multiplication calculation is wrong: no operator 'mul' is "
+              "installed (install ms-ops)")
+        return
     try:
-        mul = registry.load().lookup("function", "mul")
         got = mul(Tensor(np.array([1.0, 2.0, 3.0], np.float32)),
                   Tensor(np.array([4.0, 5.0, 6.0], np.float32))).asnumpy()
         ok = np.array_equal(got, [4.0, 10.0, 18.0])
