@@ -29,10 +29,6 @@ def _t(x):
     return array.Transpose(x, tuple(perm))
 
 
-def _mm(a, b):
-    return BatchMatMul(a, b)
-
-
 def _columns(x, k):
     return Slice(x, (0,) * x.ndim, tuple(x.shape[:-1]) + (k,))
 
@@ -97,18 +93,18 @@ def svd_bprop(x, out, dout, full_matrices=False, compute_uv=True):
         f = Div(Sub(1.0, eye), Add(gap, eye))  # 1 / gap off the diagonal, 0 on it
         s_inv = _diag_embed(Div(1.0, s))
     if du is not None:
-        ut_du = _mm(_t(u), du)
-        inner = Add(inner, _mm(Mul(f, Sub(ut_du, _t(ut_du))), s_diag))
+        ut_du = BatchMatMul(_t(u), du)
+        inner = Add(inner, BatchMatMul(Mul(f, Sub(ut_du, _t(ut_du))), s_diag))
     if dv is not None:
-        vt_dv = _mm(_t(v), dv)
-        inner = Add(inner, _mm(s_diag, Mul(f, Sub(vt_dv, _t(vt_dv)))))
-    dx = _mm(_mm(u, inner), _t(v))
+        vt_dv = BatchMatMul(_t(v), dv)
+        inner = Add(inner, BatchMatMul(s_diag, Mul(f, Sub(vt_dv, _t(vt_dv)))))
+    dx = BatchMatMul(BatchMatMul(u, inner), _t(v))
     if du is not None and m > k:
-        proj = Sub(du, _mm(u, _mm(_t(u), du)))
-        dx = Add(dx, _mm(_mm(proj, s_inv), _t(v)))
+        proj = Sub(du, BatchMatMul(u, BatchMatMul(_t(u), du)))
+        dx = Add(dx, BatchMatMul(BatchMatMul(proj, s_inv), _t(v)))
     if dv is not None and n > k:
-        proj = Sub(dv, _mm(v, _mm(_t(v), dv)))
-        dx = Add(dx, _mm(_mm(u, s_inv), _t(proj)))
+        proj = Sub(dv, BatchMatMul(v, BatchMatMul(_t(v), dv)))
+        dx = Add(dx, BatchMatMul(BatchMatMul(u, s_inv), _t(proj)))
     return (dx,)
 
 
@@ -158,8 +154,8 @@ def qr_bprop(x, out, dout, full_matrices=False):
                                   f"{full_matrices})")
     dq = Mul(q, 0.0) if dq is None else dq
     dr = Mul(r, 0.0) if dr is None else dr
-    mid = Sub(_mm(r, _t(dr)), _mm(_t(dq), q))
-    b = Add(dq, _mm(q, _copy_lower(mid)))
+    mid = Sub(BatchMatMul(r, _t(dr)), BatchMatMul(_t(dq), q))
+    b = Add(dq, BatchMatMul(q, _copy_lower(mid)))
     # b @ inv(r).T, as a triangular solve: r @ dx.T = b.T
     return (_t(MatrixTriangularSolve(r, _t(b), lower=False)),)
 
@@ -201,7 +197,7 @@ def cholesky_cpu(x, upper=False):
 @Cholesky.bprop
 def cholesky_bprop(x, out, dout, upper=False):
     low, dlow = (_t(out), _t(dout)) if upper else (out, dout)
-    phi = _mm(_t(low), dlow)
+    phi = BatchMatMul(_t(low), dlow)
     phi = Sub(tril(phi), Mul(_diag_embed(_diagonal(phi)), 0.5))
     # inv(L).T @ phi @ inv(L), symmetrised
     left = MatrixTriangularSolve(low, phi, lower=True, adjoint=True)
@@ -250,7 +246,7 @@ def matrix_solve_cpu(matrix, rhs, adjoint=False):
 @MatrixSolve.bprop
 def matrix_solve_bprop(matrix, rhs, out, dout, adjoint=False):
     drhs = MatrixSolve(matrix, dout, adjoint=not adjoint)
-    dmat = Mul(_mm(drhs, _t(out)), -1.0)
+    dmat = Mul(BatchMatMul(drhs, _t(out)), -1.0)
     return (_t(dmat) if adjoint else dmat, drhs)
 
 
@@ -282,7 +278,7 @@ def triangular_solve_cpu(matrix, rhs, lower=True, adjoint=False):
 @MatrixTriangularSolve.bprop
 def triangular_solve_bprop(matrix, rhs, out, dout, lower=True, adjoint=False):
     drhs = MatrixTriangularSolve(matrix, dout, lower=lower, adjoint=not adjoint)
-    dmat = Mul(_mm(drhs, _t(out)), -1.0)
+    dmat = Mul(BatchMatMul(drhs, _t(out)), -1.0)
     if adjoint:
         dmat = _t(dmat)
     return (tril(dmat) if lower else triu(dmat), drhs)

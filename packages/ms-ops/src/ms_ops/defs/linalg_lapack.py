@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.defs import array
-from ms_ops.defs.arithmetic import Add
+from ms_ops.defs.arithmetic import Add, Mul, Sub
 from ms_ops.defs.array_slice import Slice
 from ms_ops.defs.array_triangle import tril, triu
 from ms_ops.defs.linalg import BatchMatMul
@@ -129,19 +129,16 @@ def eigvals(A):
 def _householder_q(y, tau, full: bool):
     """Q = H_0 H_1 ... from the reflectors below the diagonal of ``y``, built with
     operators so gradients reach ``y`` and ``tau`` (all m columns, or the first n)."""
-    from ms_ops.defs.arithmetic import Mul, Sub
-    from ms_ops.defs.array_slice import Slice as _Slice
-
     m, n = y.shape[-2:]
     lead = tuple(y.shape[:-2])
     eye = Tensor(np.eye(m, dtype=y.dtype.np))
     q = array.BroadcastTo(eye, lead + (m, m))
     for i in range(tau.shape[-1]):
-        column = _Slice(y, (0,) * len(lead) + (0, i), lead + (m, 1))
+        column = Slice(y, (0,) * len(lead) + (0, i), lead + (m, 1))
         below = Tensor((np.arange(m) > i).astype(y.dtype.np).reshape(m, 1))
         unit = Tensor((np.arange(m) == i).astype(y.dtype.np).reshape(m, 1))
         v = Add(Mul(column, below), unit)
-        t = array.Reshape(_Slice(tau, (0,) * len(lead) + (i,), lead + (1,)), lead + (1, 1))
+        t = array.Reshape(Slice(tau, (0,) * len(lead) + (i,), lead + (1,)), lead + (1, 1))
         h = Sub(eye, Mul(t, BatchMatMul(v, array.Transpose(v, tuple(range(v.ndim - 2)) +
                                                            (v.ndim - 1, v.ndim - 2)))))
         q = BatchMatMul(q, h)
