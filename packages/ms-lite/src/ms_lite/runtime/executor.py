@@ -13,6 +13,7 @@ import numpy as np
 
 from ms_lite.ir import Graph
 from ms_lite.runtime.ops import spec, step
+from ms_ops.dispatch import kernel_observer
 
 __all__ = ["Executor", "plan_arena"]
 
@@ -122,7 +123,9 @@ class Executor:
         env = dict(self.constants)
         for v, a in zip(self.graph.inputs, inputs):
             env[v.name] = a
+        observer = kernel_observer()  # a profiler (ms_ops.dispatch.set_kernel_observer)
         for k, s in enumerate(self.steps):
+            kernel = s.kernel if observer is None else observer(s.node.op, s.kernel)
             args = []
             for name, c in zip(s.node.inputs, s.casts):
                 a = env[name] if name else None
@@ -132,11 +135,11 @@ class Executor:
                 out = self._out.get(k)
                 if out is None:
                     out = np.empty(o.shape, o.dtype.np)
-                r = s.kernel(*args, out=out, **s.kwargs)
+                r = kernel(*args, out=out, **s.kwargs)
             elif s.threaded:
-                r = s.kernel(*args, threads=threads, **s.kwargs)
+                r = kernel(*args, threads=threads, **s.kwargs)
             else:
-                r = s.kernel(*args, **s.kwargs)
+                r = kernel(*args, **s.kwargs)
             rs = r if isinstance(r, tuple) else (r,)
             for name, o, a in zip(s.node.outputs, s.outputs, rs):
                 if type(a) is not np.ndarray or a.dtype != o.dtype.np:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ms_lite.runtime.executor import plan_arena
 from ms_lite.runtime.ops_f32 import VIEW_OPS, conv_pool_pairs, fast_builder, uses_mkl
+from ms_ops.dispatch import kernel_observer
 from ms_ops.kernels import threads as _threads
 
 __all__ = ["Plan"]
@@ -57,13 +58,17 @@ class Plan:
             self.inputs.append(arrays[v.name])
         self._allocate(ex, steps, builders, outputs, arrays)
         self.calls = []
+        self.ops = []  # (operator, its calls' slice of ``calls``): what a profiler times
         for k, (s, b) in enumerate(zip(steps, builders)):
             if k in self._views:
                 continue
+            first = len(self.calls)
             if b is not None:
                 self.calls += b(arrays)
             else:
                 self.calls.append(_generic(s, arrays, ex.constants, threads))
+            if len(self.calls) > first:  # a pool fused into its convolution has none
+                self.ops.append((s.node.op, slice(first, len(self.calls))))
         self.outputs = [arrays[v.name] for v in graph.outputs]
         # ms-ops' kernels and MKL take ``threads`` from ms-ops' thread policy, scoped to
         # each run (this thread only; set_context and the process are left alone)
@@ -112,17 +117,29 @@ class Plan:
         for buf, a in zip(self.inputs, arrays):
             if a is not buf:  # a model's own input tensors hold their data in ``buf``
                 np.copyto(buf, a)
+        observer = kernel_observer()  # a profiler (ms_ops.dispatch.set_kernel_observer)
+        calls = self.calls if observer is None else self._observed(observer)
         if self._scoped:
             previous = _threads.scoped(self.threads)
             try:
-                for call in self.calls:
+                for call in calls:
                     call()
             finally:
                 _threads.scoped(previous)
         else:
-            for call in self.calls:
+            for call in calls:
                 call()
         return [o.copy() for o in self.outputs]
+
+    def _observed(self, observer) -> list:
+        """One call per operator, each given to ``observer(op, call)``: a fused
+        operator's calls are timed together, under its own name."""
+        return [observer(op, partial(_run_all, self.calls[part])) for op, part in self.ops]
+
+
+def _run_all(calls) -> None:
+    for call in calls:
+        call()
 
 
 def _consumers(steps) -> dict[str, int]:
