@@ -89,6 +89,7 @@ def capture(run, leaves, in_tree, mask, params, name, optimize):
             out_leaves: list = []
             out_tree = flatten(result, out_leaves)
             roots = [tape.entry(o) for o in out_leaves]
+        backward_from = len(tracer.graph.nodes)
         cotangents = [wrap(np.zeros_like(array_of(o))) for o in out_leaves]
         for c in cotangents:
             tracer.add_input(c)
@@ -99,7 +100,8 @@ def capture(run, leaves, in_tree, mask, params, name, optimize):
         graph.out_tree = out_tree
     read = {id(p) for _, p in graph.params}
     keep = [k for k, p in enumerate(params) if id(p) in read]
-    forward, backward, n_res = split_forward_backward(graph, len(leaves), len(out_leaves))
+    forward, backward, n_res = split_forward_backward(graph, len(leaves), len(out_leaves),
+                                                         backward_from)
     residual_arrays = [tracer.array_of(v) for v in forward.outputs[len(out_leaves):]]
     dg = DifferentiableGraph(Executable(optimize(forward)), Executable(optimize(backward)),
                              len(out_leaves), out_tree, mask, [params[k] for k in keep], keep)

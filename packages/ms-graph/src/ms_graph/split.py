@@ -6,12 +6,17 @@ to the forward pass (including what gradient rules compute from forward values a
 such as ReLU's mask); the rest is the backward pass. The forward graph also returns the
 residuals: the forward values the backward pass reads. So a differentiated call runs the
 forward once, keeps only the residuals, and the backward never recomputes it.
+
+A node with effects that the backward pass recorded (``backward_from`` on) stays in the
+backward even when it reads no cotangent: a gradient rule's Receive has no inputs at
+all, and a Send of a zero cotangent reads only constants, yet both must exchange their
+message when the backward runs, not when the forward does.
 """
 
 from __future__ import annotations
 
 from ms_graph.ir import Graph, Value, captured
-from ms_graph.passes._util import substitute
+from ms_graph.passes._util import has_effects, substitute
 
 __all__ = ["split_forward_backward"]
 
@@ -23,16 +28,19 @@ def _uses(node) -> list[Value]:
     return out
 
 
-def split_forward_backward(joint: Graph, n_inputs: int, n_outputs: int):
-    """``(forward, backward, n_residuals)`` of ``joint`` (see the module doc).
+def split_forward_backward(joint: Graph, n_inputs: int, n_outputs: int,
+                           backward_from: int | None = None):
+    """``(forward, backward, n_residuals)`` of ``joint`` (see the module doc);
+    ``backward_from``: the index of the first node the backward pass recorded.
 
     ``forward``: the primal inputs -> the primal outputs, then the residuals.
     ``backward``: the residuals, then the cotangents -> the gradients.
     """
     tainted = {id(v) for v in joint.inputs[n_inputs:]}
     fwd_nodes, bwd_nodes = [], []
-    for node in joint.nodes:
-        if any(id(u) in tainted for u in _uses(node)):
+    late = len(joint.nodes) if backward_from is None else backward_from
+    for i, node in enumerate(joint.nodes):
+        if any(id(u) in tainted for u in _uses(node)) or (i >= late and has_effects(node)):
             bwd_nodes.append(node)
             tainted.update(id(o) for o in node.outputs)
         else:

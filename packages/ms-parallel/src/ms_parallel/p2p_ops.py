@@ -12,10 +12,12 @@ them even when no watched tensor flows in (a Receive has no inputs at all) and r
 their rules in every backward pass, with a zero cotangent when none reached them, so
 each rank's backward pass sends and receives exactly the messages its peer expects.
 Every rank that sent or received under ``grad`` must therefore run its backward pass,
-and in the same order of messages (the reverse of the forward one). The rules run eagerly
-only: differentiating a compiled function (``grad(jit(f))``) captures its backward pass
-as a graph once, which would exchange one gradient while capturing and none after, so
-there they raise.
+and in the same order of messages (the reverse of the forward one). Compiled, they are
+graph nodes with effects, run in the order they were traced: ``jit(grad(f))`` captures
+both passes in one graph, and ``grad(jit(f))`` keeps the rules' messages in the backward
+graph (ms-graph's split), which exchanges them on every call. Capturing ``grad(jit(f))``
+runs the function and its backward once with zero cotangents, so every rank must compile
+the same function at the same call, as they do running one script.
 """
 
 from __future__ import annotations
@@ -163,18 +165,8 @@ def _send_cpu(x, sr_tag, dest_rank, group=WORLD, group_back=WORLD, state=None):
     return np.zeros((), x.dtype)
 
 
-def _eager_only(name):
-    from ms_graph.trace import current_tracer
-
-    if current_tracer() is not None:
-        raise RuntimeError(f"{name}: its gradient is exchanged with another rank while the "
-                           "backward pass runs, eagerly only; differentiate the PyNative "
-                           "function (grad(f)), not a compiled one (grad(jit(f)))")
-
-
 @Send.bprop
 def _send_bprop(x, out, dout, sr_tag, dest_rank, group=WORLD, group_back=WORLD):
-    _eager_only("Send")
     return (Receive(sr_tag, dest_rank, list(x.shape), x.dtype, group_back, group_back),)
 
 
@@ -210,7 +202,6 @@ def _recv_cpu(sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD, sta
 
 @Receive.bprop
 def _recv_bprop(out, dout, sr_tag, src_rank, shape, dtype, group=WORLD, group_back=WORLD):
-    _eager_only("Receive")
     Send(dout, sr_tag, src_rank, group_back, group_back)
     return ()
 
