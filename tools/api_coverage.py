@@ -155,7 +155,9 @@ def render(listing: dict, report: dict) -> str:
         n_missing = sum(map(len, r["missing"].values()))
         lines += [f"### `{ns}`: {n_missing} missing", ""]
         for group, names in sorted(r["missing"].items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            lines.append(f"- **{group}** ({len(names)}): {_names(names)}")
+            why = api_scope.WHY_MISSING.get((ns, group))
+            lines.append(f"- **{group}** ({len(names)}): {_names(names)}"
+                         + (f". *Why not yet:* {why}" if why else ""))
         lines.append("")
     lines += ["## Out of scope", "",
               "Names MindSpore marks `@deprecated` (version and substitute from the listing) "

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["OUT_OF_SCOPE", "GROUPS", "FAMILY", "out_of_scope", "group_of", "snake"]
+__all__ = ["OUT_OF_SCOPE", "GROUPS", "FAMILY", "WHY_MISSING", "out_of_scope", "group_of",
+           "snake"]
 
 _ASCEND = (
     "Ascend-only fused kernels (attention, MoE, LLM inference, float-status registers, "
@@ -243,6 +244,11 @@ FAMILY = {
     "mindspore.mint.nn": "nn", "mindspore.mint.nn.functional": "ops",
     "mindspore.mint.optim": "nn",
 }
+
+
+#: Why a group of in-scope names is still missing, by (namespace, group): the reason is
+#: printed beside the names, so a missing name is never just absent without a word.
+WHY_MISSING: dict[tuple[str, str], str] = {}
 
 
 def snake(name: str) -> str:

@@ -23,7 +23,8 @@ from ms_tensor import Parameter, Tensor, bfloat16, float16, float32, int32
 
 __all__ = ["auto_mixed_precision", "build_train_network", "LossScaleManager",
            "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaler", "StaticLossScaler",
-           "DynamicLossScaler", "all_finite", "get_white_list", "get_black_list"]
+           "DynamicLossScaler", "all_finite", "get_white_list", "get_black_list",
+           "custom_mixed_precision"]
 
 _LEVELS = ("O0", "O1", "O2", "O3")
 
@@ -111,6 +112,38 @@ def auto_mixed_precision(network, amp_level="O0", dtype=float16):
     network._amp_level = amp_level
     return network
 
+
+
+def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=float16):
+    """Mixed precision with the caller's own lists (MindSpore's ``amp.custom_mixed_precision``).
+
+    ``white_list``: the cells of these classes compute in ``dtype`` (as O1 does with
+    ``get_white_list()``). ``black_list``: everything computes in ``dtype`` except cells of
+    these classes (as O2 does with ``get_black_list()``); the output returns to float32.
+    Lists hold Cell classes; a Primitive class is refused by name, since operators are not
+    cast one by one here (MindSpore's blacklist refuses Primitives too).
+    """
+    if not isinstance(network, Cell):
+        raise TypeError(f"custom_mixed_precision: network must be a Cell, got "
+                        f"{type(network).__name__}")
+    if (white_list is None) == (black_list is None):
+        raise ValueError("custom_mixed_precision: give exactly one of white_list and black_list")
+    if dtype not in (float16, bfloat16):
+        raise ValueError(f"custom_mixed_precision: dtype must be float16 or bfloat16, got {dtype}")
+    kinds = tuple(white_list if white_list is not None else black_list)
+    for kind in kinds:
+        if not (isinstance(kind, type) and issubclass(kind, Cell)):
+            raise TypeError(f"custom_mixed_precision: the lists hold Cell classes; got {kind!r} "
+                            f"(Primitives are not cast one by one here: list the Cell that "
+                            f"calls it)")
+    if white_list is not None:
+        if isinstance(network, kinds):
+            return _CastOutput(network.to_float(dtype), float32)
+        _replace_children(network, kinds, lambda c: _CastOutput(c.to_float(dtype), float32))
+        return network
+    network.to_float(dtype)
+    _replace_children(network, kinds, lambda c: _CastOutput(c.to_float(float32), dtype))
+    return _CastOutput(network, float32)
 
 class _AmpWithLossCell(Cell):
     """The loss in float32 on a float16 network's output."""
