@@ -90,6 +90,35 @@ def test_bias_act_and_unpack_act():
     np.testing.assert_array_equal(dst, np.maximum(src.transpose(1, 0, 2), 0))
 
 
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(1, 70), n=st.integers(1, 150), act=st.sampled_from([0, 1, 2]),
+       bias=st.booleans(), threads=st.sampled_from([1, 2]))
+def test_dense_vec_matches_numpy(k, n, act, bias, threads):
+    rng = np.random.default_rng(k * 1000 + n)
+    x = rng.standard_normal(k).astype(np.float32) * 3
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32) if bias else None
+    out = np.full(n, np.nan, np.float32)
+    _f32.dense_vec(x, w, b, out, act, threads)
+    want = x.astype(np.float64) @ w + (0 if b is None else b)
+    want = {0: want, 1: np.maximum(want, 0), 2: np.clip(want, 0, 6)}[act]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+
+
+def test_dense_vec_threads_split_large_products_the_same_way():
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal(300).astype(np.float32), rng.standard_normal(
+        (300, 333)).astype(np.float32)
+    one, two = np.empty(333, np.float32), np.empty(333, np.float32)
+    _f32.dense_vec(x, w, None, one, 1, 1)
+    _f32.dense_vec(x, w, None, two, 1, 2)
+    np.testing.assert_array_equal(one, two)  # every column's sum in the same order
+    with pytest.raises(ValueError, match="dense_vec: x"):
+        _f32.dense_vec(x[:5].copy(), w, None, one, 0)
+    with pytest.raises(ValueError, match="dense_vec: bias of 3 for 333"):
+        _f32.dense_vec(x, w, np.zeros(3, np.float32), one, 0)
+
 def _cnn(batch, conv_attrs, act="RELU", pool="MaxPool", bias=True, out_is_view=False):
     rng = np.random.default_rng(4)
     conv = {"out_channel": 4, "kernel_size": (3, 3), "mode": 1, "pad_mode": "valid",
@@ -142,7 +171,7 @@ def test_plan_outputs_are_copies_and_views_share_buffers():
     y2, _ = plan.run([-x])
     assert not np.array_equal(y, y2)  # the first result was a copy
     # shape-only steps are views: no call runs for them
-    assert len(plan.calls) == 3 + 2  # im2col, product, pool; Dense product, bias+act
+    assert len(plan.calls) == 3 + 1  # im2col, product, pool; the Dense's one pass
 
 
 def test_unfused_operators_run_their_registry_kernels():

@@ -14,6 +14,10 @@ cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.string cimport memcpy, memset
 
+cdef extern from "_dense.h" nogil:
+    void ms_dense_cols(const float* x, const float* w, const float* b, float* o,
+                       Py_ssize_t K, Py_ssize_t N, Py_ssize_t j0, Py_ssize_t j1, int act)
+
 cnp.import_array()
 
 
@@ -232,3 +236,38 @@ def unpack_act(cnp.ndarray src, cnp.ndarray dst, int act):
                         d[k] = _act(s[k], act)
                 else:
                     memcpy(d, s, P * sizeof(float))
+
+
+# columns per task of a threaded matrix-vector product (a multiple of the SIMD width)
+cdef Py_ssize_t _DENSE_BLOCK = 64
+
+
+def dense_vec(cnp.ndarray x, cnp.ndarray w, cnp.ndarray bias, cnp.ndarray out, int act,
+              int threads=1):
+    """``out = act(x @ w + bias)`` for one row: ``x`` (K,), ``w`` (K, N) (a Dense weight
+    transposed once at build time), ``bias`` (N,) or None, ``out`` (N,). One pass over
+    the weights and no temporaries: the batch-1 Dense of the plan, bias and activation
+    in the same loop (AVX2 and FMA where the CPU has them, ``_dense.h``); ``threads`` > 1
+    splits the columns."""
+    cdef const float* xp = _data(x, 1, False, "dense_vec: x")
+    cdef const float* wp = _data(w, 2, False, "dense_vec: w")
+    cdef float* op = _data(out, 1, True, "dense_vec: out")
+    cdef Py_ssize_t K = _dim(w, 0), N = _dim(w, 1), blk, nblk
+    cdef const float* bp = NULL
+    if _dim(x, 0) != K or _dim(out, 0) != N:
+        raise ValueError(f"dense_vec: x {(<object>x).shape} @ w {(<object>w).shape} "
+                         f"cannot fill out {(<object>out).shape}")
+    if bias is not None:
+        bp = _data(bias, 1, False, "dense_vec: bias")
+        if _dim(bias, 0) != N:
+            raise ValueError(f"dense_vec: bias of {_dim(bias, 0)} for {N} columns")
+    nblk = (N + _DENSE_BLOCK - 1) // _DENSE_BLOCK
+    cdef int nt = threads if threads > 1 and K * N >= (1 << 16) else 1
+    if nt == 1:
+        with nogil:
+            ms_dense_cols(xp, wp, bp, op, K, N, 0, N, act)
+        return
+    with nogil:
+        for blk in prange(nblk, schedule="static", num_threads=nt):
+            ms_dense_cols(xp, wp, bp, op, K, N, blk * _DENSE_BLOCK,
+                        min((blk + 1) * _DENSE_BLOCK, N), act)

@@ -137,7 +137,7 @@ def fast_builder(s, ex, pairs: dict, threads: int):
             win = _pool_window(ex, s)
             return None if win is None else partial(_build_pool, s, win, 0, threads)
         if s.node.op == "FullConnection" and _dense_ok(ex, s):
-            return partial(_build_dense, s, ex)
+            return partial(_build_dense, s, ex, threads)
     except (TypeError, ValueError, KeyError):
         return None  # the executor accepted the node: its registry kernel runs it
     return None
@@ -210,16 +210,18 @@ def _dense_ok(ex, s) -> bool:
             and s.node.attrs.get("activation_type", "NO_ACTIVATION") in _ACT)
 
 
-def _build_dense(s, ex, arrays):
+def _build_dense(s, ex, threads, arrays):
     x, w = arrays[s.node.inputs[0]], ex.constants[s.node.inputs[1]]
     b = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
+    bias = ex.constants[b] if b else None
     out = arrays[s.node.outputs[0]]
     flat = out.reshape(-1, w.shape[0])
-    if flat.shape[0] == 1:  # one row: BLAS's matrix-vector product (gemv)
-        calls = [partial(np.dot, w, x.reshape(-1), out=flat.reshape(-1))]
-    else:
-        calls = [product(x.reshape(-1, w.shape[1]), np.ascontiguousarray(w.T), flat)]
     act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
+    wt = np.ascontiguousarray(w.T)
+    if flat.shape[0] == 1:  # one row: one pass over the weights, bias and activation in it
+        return [partial(_f32.dense_vec, x.reshape(-1), wt, bias, flat.reshape(-1), act,
+                        threads)]
+    calls = [product(x.reshape(-1, w.shape[1]), wt, flat)]
     if b or act:
-        calls.append(partial(_f32.bias_act, flat, ex.constants[b] if b else None, act))
+        calls.append(partial(_f32.bias_act, flat, bias, act))
     return calls
