@@ -13,9 +13,10 @@ adds it; a max pool that alone reads a convolution takes the convolution's activ
 (the Conv+Pool fusion: pooling first, activating the smaller result); a Dense multiplies
 by its weight transposed once, at batch 1 in one pass that adds the bias and activates
 (``_f32.dense_vec``: AVX2 where the CPU has it, no BLAS thread team to wake).
-Shape-only operators (Reshape, Flatten, Squeeze, ExpandDims) are views of their input's buffer and cost nothing. Every other operator runs
-its registry kernel (``out=`` into its buffer when it takes one, else its result copied
-in), so every model the executor runs, this runs.
+Shape-only operators (Reshape, Flatten, Squeeze, ExpandDims) are views of their input's
+buffer and cost nothing. Every other operator runs its registry kernel (``out=`` into its
+buffer when it takes one, else its result copied in), so every model the executor runs,
+this runs.
 """
 
 from __future__ import annotations
