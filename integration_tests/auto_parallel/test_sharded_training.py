@@ -42,6 +42,12 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     # GRAPH_MODE: one compiled sharded step, optimizer parallel's collectives included
     (2, ("--optimizer", "adam", "--graph", "--parallel-optimizer")),
     (2, ("--optimizer", "momentum", "--auto", "--parallel-optimizer")),  # AUTO_PARALLEL
+    # then Model.eval / predict / a call of the network on the sliced Parameters
+    (2, ("--optimizer", "adam", "--parallel-optimizer", "--graph", "--eval")),
+    # TrainOneStepWithLossScaleCell (Model's loss_scale_manager), an overflowing step
+    (2, ("--optimizer", "adam", "--graph", "--loss-scale", "fixed")),
+    (4, ("--optimizer", "adamw", "--parallel-optimizer", "--auto", "--loss-scale", "dynamic",
+         "--eval")),
 ])
 def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
     """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,
@@ -49,6 +55,9 @@ def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
     script = SCRIPT.with_name("train_model.py")
     proc = run_ranks(ranks, script, "--steps", 3, *extra, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ("eval sharded" in proc.stdout) == ("--eval" in extra)
+    if "--loss-scale" in extra:
+        assert "step 1 sharded nan single nan" in proc.stdout
     # ranks' lines may run together in the forwarded output
     assert sorted(re.findall(r"step (\d) sharded", proc.stdout)) == ["0", "1", "2"]
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks

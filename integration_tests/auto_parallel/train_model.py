@@ -11,8 +11,15 @@ float32, whose sums in another order differ in the last bits: 1e-5 relative).
 ``--graph`` runs both in GRAPH_MODE: the sharded step is then one compiled graph (with its
 collectives as nodes), run again on every later step.
 
+``--eval`` then runs ``Model.eval`` (loss and accuracy), ``Model.predict`` and a plain call of
+the network after training; each must give the single-process values on every rank (the
+Parameters hold slices: the network gathers them while it runs outside the training step).
+``--loss-scale fixed|dynamic`` trains through ``TrainOneStepWithLossScaleCell`` (Model's
+``loss_scale_manager``); a NaN in the second step's batch makes that step overflow, so both
+runs skip its update (and the dynamic scale halves).
+
 usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
-       [--auto] [--steps K]
+       [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic]
 """
 
 import argparse
@@ -21,6 +28,7 @@ import numpy as np
 
 from ms_data import NumpySlicesDataset
 from ms_nn import Cell
+from ms_nn.amp import DynamicLossScaleManager, FixedLossScaleManager
 from ms_nn.loss import SoftmaxCrossEntropyWithLogits
 from ms_nn.optim import Adam, AdamWeightDecay, Momentum
 from ms_nn.train import Callback, Model
@@ -37,6 +45,8 @@ p.add_argument("--steps", type=int, default=3)
 p.add_argument("--graph", action="store_true", help="GRAPH_MODE: a compiled sharded step")
 p.add_argument("--auto", action="store_true",
                help="AUTO_PARALLEL, recursive programming (the shards pin their operators)")
+p.add_argument("--eval", action="store_true", help="then eval, predict and call the network")
+p.add_argument("--loss-scale", choices=("fixed", "dynamic"), default=None)
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -72,12 +82,16 @@ class Losses(Callback):
         self.values = []
 
     def step_end(self, run_context):
-        self.values.append(float(np.asarray(run_context.original_args().net_outputs.asnumpy())))
+        out = run_context.original_args().net_outputs
+        out = out[0] if isinstance(out, tuple) else out  # (loss, overflow, scale)
+        self.values.append(float(np.asarray(out.asnumpy())))
 
 
 rng = np.random.default_rng(1)
 x = rng.standard_normal((BATCH * args.steps, 16))
 labels = np.eye(8)[rng.integers(0, 8, BATCH * args.steps)]
+if args.loss_scale:
+    x[BATCH + 3, 5] = np.nan
 
 
 model_of = []
@@ -86,8 +100,11 @@ model_of = []
 def train(net, shards, shard_id):
     data = NumpySlicesDataset({"x": x, "y": labels}, shuffle=False, num_shards=shards,
                               shard_id=shard_id).batch(BATCH // (shards or 1))
+    scaler = {None: None, "fixed": FixedLossScaleManager(128.0, drop_overflow_update=True),
+              "dynamic": DynamicLossScaleManager(2.0 ** 20, 2, 2)}[args.loss_scale]
     model = Model(net, SoftmaxCrossEntropyWithLogits(reduction="mean"),
-                  optimizer(net.trainable_params()))
+                  optimizer(net.trainable_params()), metrics={"loss", "acc"},
+                  **({} if scaler is None else {"loss_scale_manager": scaler}))
     model_of.append(model)
     losses = Losses()
     model.train(1, data, callbacks=[losses], dataset_sink_mode=False)
@@ -102,15 +119,34 @@ set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursi
                           enable_parallel_optimizer=args.parallel_optimizer)
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
-reset_auto_parallel_context()
 step = model_of[-1].train_network._parallel_step
+if args.eval:
+    # the last rows: no NaN there (--loss-scale)
+    valid = NumpySlicesDataset({"x": x[-12:], "y": labels[-12:]}, shuffle=False).batch(6)
+    for single_model, name in ((model_of[0], "single"), (model_of[1], "sharded")):
+        got = (single_model.eval(valid, dataset_sink_mode=False),
+               single_model.predict(Tensor(x[-5:])).asnumpy(),
+               single_model.predict_network(Tensor(x[-9:-5])).asnumpy())
+        if name == "single":
+            want = got
+    assert got[0].keys() == want[0].keys() == {"loss", "acc"}, got[0]
+    for k in want[0]:
+        assert abs(got[0][k] - want[0][k]) <= 1e-5 * max(1.0, abs(want[0][k])), (k, got, want)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-5, atol=1e-6)
+    # the Parameters hold slices again, and training goes on from them
+    assert step.sharded.params["w1"].shape != (16, 32) or n == 1
+    if rank == 0:
+        print(f"eval sharded {got[0]} single {want[0]}", flush=True)
+reset_auto_parallel_context()
 if args.parallel_optimizer:  # replicated slices are kept as 1/r parts, state included
     assert step.sharded.parts, "no Parameter was split"
     for name, (ranks, shape) in step.sharded.parts.items():
         assert step.sharded.params[name].size * len(ranks) == int(np.prod(shape)), name
 if args.graph:
-    assert step._run.misses == 1 and step._run.hits == args.steps - 1
-    ops = {node.op.name for g in step._run.graphs() for node in g.nodes
+    run = step._grads if args.loss_scale else step._run  # loss scaling: gradients only
+    assert run.misses == 1 and run.hits == args.steps - 1
+    ops = {node.op.name for g in run.graphs() for node in g.nodes
            if hasattr(node.op, "name")}
     assert {"AllGather", "AllReduce"} <= ops, sorted(ops)
     if args.parallel_optimizer:
@@ -119,5 +155,5 @@ assert len(sharded) == len(single) == args.steps, (sharded, single)
 for k, (a, b) in enumerate(zip(sharded, single)):
     if rank == 0:
         print(f"step {k} sharded {a:.10f} single {b:.10f}", flush=True)
-    assert abs(a - b) <= 1e-5 * max(1.0, abs(b)), (k, a, b)
+    assert abs(a - b) <= 1e-5 * max(1.0, abs(b)) or np.isnan(a) and np.isnan(b), (k, a, b)
 print(f"rank {rank} ok", flush=True)

@@ -68,3 +68,58 @@ def test_what_cannot_be_sharded_is_refused_by_name(semi_auto):
         TrainOneStepCell(PipelineCell(WithLossCell(net, MSELoss()), 2),
                          Momentum(net.trainable_params(), 0.1, 0.9))
 
+
+
+def _scaled_losses(scale):
+    from ms_nn.wrap import TrainOneStepWithLossScaleCell
+
+    rng = np.random.default_rng(1)
+    net = Net()
+    step = TrainOneStepWithLossScaleCell(WithLossCell(net, MSELoss()),
+                                         Momentum(net.trainable_params(), 0.1, 0.9),
+                                         Tensor(np.float32(scale)))
+    out = []
+    for k in range(3):
+        x = rng.standard_normal((6, 4))
+        if k == 1:
+            x[2, 1] = np.inf  # this step overflows: its update is skipped
+        loss, overflow, _ = step(Tensor(x), Tensor(rng.standard_normal((6, 2))))
+        out.append((float(loss.asnumpy()), bool(overflow)))
+    return out, step, net
+
+
+def test_the_loss_scale_step_runs_sharded_and_skips_overflows(semi_auto):
+    sharded, step, net = _scaled_losses(1024.0)
+    assert step._parallel_step is not None and step._parallel_step.sharded is not None
+    reset_auto_parallel_context()
+    plain, step, plain_net = _scaled_losses(1024.0)
+    assert step._parallel_step is None
+    assert [o for _, o in sharded] == [o for _, o in plain] == [False, True, False]
+    np.testing.assert_allclose([v for v, _ in sharded[::2]], [v for v, _ in plain[::2]],
+                               rtol=1e-12)
+    np.testing.assert_allclose(net.w1.asnumpy(), plain_net.w1.asnumpy(), rtol=1e-12)
+
+
+def test_a_compiled_wrapper_cannot_gather_the_slices_and_says_so(semi_auto):
+    from ms_tensor.context import GRAPH_MODE, PYNATIVE_MODE, set_context
+
+    _, step, net = _losses(lambda p: Momentum(p, 0.1, 0.9), steps=1)
+
+    class Outer(Cell):  # not part of the trained network: its call is compiled whole
+        def __init__(self):
+            super().__init__()
+            self.inner = net
+
+        def construct(self, x):
+            return self.inner(x) * 2.0
+
+    x = Tensor(np.ones((3, 4)))
+    want = net(x).asnumpy() * 2.0  # PYNATIVE: the hooks gather around the call
+    set_context(mode=GRAPH_MODE)
+    try:
+        with pytest.raises(ValueError, match="hold this rank's slices after sharded"):
+            Outer()(x)
+        with step._parallel_step.whole_parameters():
+            np.testing.assert_allclose(Outer()(x).asnumpy(), want, rtol=1e-12)
+    finally:
+        set_context(mode=PYNATIVE_MODE)

@@ -77,8 +77,9 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else sens
         self.return_grad = return_grad
         self.grad_reducer = _grad_reducer(self.weights)
-        # a subclass with its own construct (loss scaling) keeps it, and runs unsharded
-        own = type(self).construct is TrainOneStepCell.construct
+        # a subclass with its own construct runs unsharded, unless the construct is one
+        # that asks the sharded step for its gradients (``_shardable``: loss scaling's)
+        own = type(self).construct is type(self)._shardable
         self._parallel_step = _parallel_step(network, optimizer, self.sens) if own else None
         if self._parallel_step is not None:
             self._graph_capturable = False  # the sharded step compiles itself in GRAPH_MODE
@@ -117,6 +118,9 @@ class TrainOneStepCell(Cell):
         if self.return_grad:
             return loss, grads
         return loss
+
+
+TrainOneStepCell._shardable = TrainOneStepCell.construct
 
 
 def _identity(grads):

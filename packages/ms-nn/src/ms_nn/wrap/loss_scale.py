@@ -113,14 +113,23 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
 
     def construct(self, *inputs):
         scaling_sens = self.scale_sense
-        loss, grads = self.loss_and_grads(inputs, scaling_sens)
+        sharded = self._parallel_step  # SEMI_AUTO / AUTO_PARALLEL: gradients of slices
+        if sharded is not None:
+            loss, grads = sharded.loss_and_grads(inputs, scaling_sens)
+        else:
+            loss, grads = self.loss_and_grads(inputs, scaling_sens)
         grads = tuple(ops.mul(g, ops.cast(ops.reciprocal(scaling_sens), g.dtype))
                       for g in grads)
-        grads = self.grad_reducer(grads)
+        if sharded is None:
+            grads = self.grad_reducer(grads)
         cond = self.get_overflow_status(None, grads)
+        if sharded is not None:  # one rank's slice overflowing skips every rank's update
+            cond = sharded.any_rank(cond)
         overflow = self.process_loss_scale(cond)
         self._update_unless(overflow, grads)
         return loss, cond, ops.identity(scaling_sens)  # a copy: the scale changes later
+
+    _shardable = construct
 
     def _update_unless(self, overflow, grads) -> None:
         """Run the optimizer unless ``overflow`` (see the class doc)."""

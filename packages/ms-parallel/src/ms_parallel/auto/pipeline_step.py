@@ -47,6 +47,19 @@ class PipelineTrainStep:
         self.pipe = Stages(backbone, losses[0], self.micro, get_rank(), stages)
 
     def __call__(self, *inputs):
+        loss, grads = self.loss_and_grads(inputs, self.sens)
+        self.optimizer(grads)
+        return loss, grads
+
+    def any_rank(self, flag):
+        """``flag`` is True on some rank (see ``ParallelTrainStep.any_rank``)."""
+        from ms_parallel.auto.train import any_rank
+
+        return any_rank(flag)
+
+    def loss_and_grads(self, inputs, sens):
+        """``(loss, gradients)`` of one 1F1B pass, the gradients times ``sens`` (a number or
+        a one-value Tensor: a loss scale); no update."""
         from ms_parallel.reduce_ops import Broadcast
 
         if len(inputs) != 2:
@@ -54,12 +67,17 @@ class PipelineTrainStep:
                              f"got {len(inputs)} inputs")
         loss, grads = self.pipe.step(*inputs)
         # the stages' objective is the mean over micro-batches; PipelineCell's is their sum
-        scale = float(self.micro) * self.sens
-        mine = {id(p): g * scale for p, g in zip(self.pipe.params, grads or ())}
+        if isinstance(sens, Tensor):
+            from ms_ops import functional as F
+
+            mine = {id(p): g * F.cast(F.reshape(sens, ()), g.dtype) * float(self.micro)
+                    for p, g in zip(self.pipe.params, grads or ())}
+        else:
+            mine = {id(p): g * (float(self.micro) * sens)
+                    for p, g in zip(self.pipe.params, grads or ())}
         weights = list(self.optimizer.parameters)
         grads = tuple(mine.get(id(p), Tensor(np.zeros(p.shape, p.asnumpy().dtype)))
                       for p in weights)
-        self.optimizer(grads)
         last = self.stages - 1
         loss = loss * float(self.micro) if loss is not None else \
             Tensor(np.zeros((), self.pipe.params[0].asnumpy().dtype if self.pipe.params

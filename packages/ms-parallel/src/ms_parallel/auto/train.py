@@ -33,6 +33,7 @@ import numpy as np
 
 from ms_parallel.context import get_auto_parallel_context as _get
 from ms_tensor import Tensor
+from ms_tensor import float32 as ms_float32
 from ms_tensor.context import GRAPH_MODE, get_context
 
 __all__ = ["parallel_step_for", "ParallelTrainStep"]
@@ -78,19 +79,55 @@ class ParallelTrainStep:
         self.sharded = None
 
     def __call__(self, *inputs):
-        if self.sharded is None:
-            self._setup(self._global(inputs))
-            self._run = self._step
-            if get_context("mode") == GRAPH_MODE:
-                # one graph per step: the input gather, the sharded forward and backward, the
-                # gradient reductions and the optimizer, collectives as graph nodes
-                from ms_graph import jit
-
-                self._run = jit(self._step, capture_mode="trace")
+        self._ready(inputs)
         return self._run(*inputs)
 
+    def _ready(self, inputs):
+        if self.sharded is not None:
+            return
+        from ms_parallel.auto.full_view import attach
+
+        self._setup(self._global(inputs))
+        self.full_view = attach(self.network, self.sharded)
+        self._run, self._grads = self._step, self._loss_and_grads
+        if get_context("mode") == GRAPH_MODE:
+            # one graph per step: the input gather, the sharded forward and backward, the
+            # gradient reductions and the optimizer, collectives as graph nodes
+            from ms_graph import jit
+
+            self._run = jit(self._step, capture_mode="trace")
+            self._grads = jit(self._loss_and_grads, capture_mode="trace")
+
+    def whole_parameters(self):
+        """A context in which the network's Parameters hold their whole values (gathered
+        from the slices; ``ms_parallel.auto.full_view``): what ``Model.eval``/``predict``
+        run in."""
+        from contextlib import nullcontext
+
+        return nullcontext() if self.sharded is None else self.full_view.held()
+
+    def loss_and_grads(self, inputs, sens):
+        """``(loss, gradients of the slices summed over their ranks)`` with ``sens`` (a
+        number or a one-value Tensor: a loss scale) seeding the backward pass; no update.
+        What ``TrainOneStepWithLossScaleCell`` runs in place of its unsharded pass."""
+        self._ready(inputs)
+        if not isinstance(sens, Tensor):
+            sens = Tensor(np.asarray(sens, np.float32))
+        return self._grads(sens, *inputs)
+
+    def any_rank(self, flag) -> Tensor:
+        """A bool Tensor: ``flag`` is True on some rank (a slice's gradient overflowed
+        there, so every rank skips the update)."""
+        return any_rank(flag)
+
     def _step(self, *inputs):
+        loss, grads = self._loss_and_grads(self.sens, *inputs)
+        self.optimizer(grads)
+        return loss, grads
+
+    def _loss_and_grads(self, sens, *inputs):
         from ms_autodiff import value_and_grad
+        from ms_ops import functional as F
 
         inputs = self._global(inputs)
         weights = list(self.optimizer.parameters)
@@ -98,11 +135,11 @@ class ParallelTrainStep:
 
         def objective(*xs):
             loss = self.sharded.loss(*xs)
-            return loss * (self.sens / n), loss
+            if isinstance(sens, Tensor):
+                return loss * F.cast(sens, loss.dtype) / n, loss
+            return loss * (sens / n), loss
         (_, loss), grads = value_and_grad(objective, None, weights, has_aux=True)(*inputs)
-        grads = self._reduce(weights, grads)
-        self.optimizer(tuple(grads))
-        return loss, tuple(grads)
+        return loss, tuple(self._reduce(weights, grads))
 
     # -- the first call --------------------------------------------------------------------
     def _global(self, inputs):
@@ -179,6 +216,18 @@ class ParallelTrainStep:
                     g = AllReduce(g, "sum", self.sharded.group(ranks))
             out.append(g)
         return out
+
+
+def any_rank(flag) -> Tensor:
+    """A bool Tensor: the bool ``flag`` is True on some rank of the world."""
+    from ms_ops import functional as F
+    from ms_parallel.management import get_group_size
+    from ms_parallel.reduce_ops import AllReduce
+
+    if get_group_size() == 1:
+        return flag
+    count = AllReduce(F.reshape(F.cast(flag, ms_float32), (1,)), "sum")
+    return F.reshape(F.greater(count, 0.0), ())
 
 
 def _tuples(value):
