@@ -106,6 +106,25 @@ def test_dense_vec_matches_numpy(k, n, act, bias, threads):
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
 
 
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 9), k=st.integers(1, 40), n=st.integers(1, 40),
+       act=st.sampled_from([0, 1, 2]), bias=st.booleans(), threads=st.sampled_from([1, 2]))
+def test_dense_packed_matches_numpy(m, k, n, act, bias, threads):
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    x = rng.standard_normal((m, k)).astype(np.float32) * 3
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32) if bias else None
+    wp = _f32.pack_dense(w)
+    assert wp.shape == ((n + 15) // 16, k, 16)
+    out = np.full((m, n), np.nan, np.float32)
+    _f32.dense_packed(x, wp, b, out, act, threads)
+    want = x.astype(np.float64) @ w.T + (0 if b is None else b)
+    want = {0: want, 1: np.maximum(want, 0), 2: np.clip(want, 0, 6)}[act]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="dense_packed: x"):
+        _f32.dense_packed(x, wp, b, np.empty((m + 1, n), np.float32), act)
+
 def test_dense_vec_threads_split_large_products_the_same_way():
     rng = np.random.default_rng(8)
     x, w = rng.standard_normal(300).astype(np.float32), rng.standard_normal(

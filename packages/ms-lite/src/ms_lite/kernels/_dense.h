@@ -77,4 +77,73 @@ static void ms_dense_cols(const float *x, const float *w, const float *b, float 
     ms_dense_cols_base(x, w, b, o, K, N, j0, j1, act);
 }
 
+/* The batched Dense: C[i, j] = act(A[i, :] @ W[j, :] + b[j]) with W packed once into
+ * panels of 16 rows (``(ceil(N / 16), K, 16)``, zero past N). Four rows of A by one panel
+ * at a time in eight 8-float accumulators (GCC/clang vector types: ymm registers with
+ * AVX2 + FMA, pairs of xmm otherwise), bias and activation added on the way out, so the
+ * product has no temporaries and the weights are read in the order they lie. Rows past
+ * the last of A repeat it (computed, not stored); columns past N are the panel's zeros. */
+typedef float ms_v8 __attribute__((vector_size(32)));
+typedef float ms_v8u __attribute__((vector_size(32), aligned(4)));
+
+#define MS_PANEL_BODY                                                                  \
+    ptrdiff_t k, r, j;                                                                 \
+    const float *a0 = A, *a1 = A + (mr > 1) * lda, *a2 = A + (mr > 2) * 2 * lda;       \
+    const float *a3 = A + (mr > 3) * 3 * lda;                                          \
+    ms_v8 c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0};                                  \
+    ms_v8 c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};                                  \
+    float tile[4][16];                                                                 \
+    for (k = 0; k < K; k++) {                                                          \
+        const ms_v8 b0 = *(const ms_v8u *)(P + 16 * k);                                \
+        const ms_v8 b1 = *(const ms_v8u *)(P + 16 * k + 8);                            \
+        c00 += a0[k] * b0; c01 += a0[k] * b1;                                          \
+        c10 += a1[k] * b0; c11 += a1[k] * b1;                                          \
+        c20 += a2[k] * b0; c21 += a2[k] * b1;                                          \
+        c30 += a3[k] * b0; c31 += a3[k] * b1;                                          \
+    }                                                                                  \
+    *(ms_v8u *)tile[0] = c00; *(ms_v8u *)(tile[0] + 8) = c01;                          \
+    *(ms_v8u *)tile[1] = c10; *(ms_v8u *)(tile[1] + 8) = c11;                          \
+    *(ms_v8u *)tile[2] = c20; *(ms_v8u *)(tile[2] + 8) = c21;                          \
+    *(ms_v8u *)tile[3] = c30; *(ms_v8u *)(tile[3] + 8) = c31;                          \
+    for (r = 0; r < mr; r++) {                                                         \
+        float *o = C + r * ldc;                                                        \
+        for (j = 0; j < nc; j++) {                                                     \
+            float v = tile[r][j] + (b ? b[j] : 0.0f);                                  \
+            if (act == 1) v = v > 0 ? v : 0;                                           \
+            else if (act == 2) v = v < 0 ? 0 : (v > 6 ? 6 : v);                        \
+            o[j] = v;                                                                  \
+        }                                                                              \
+    }
+
+#define MS_PANEL_ARGS const float *restrict A, ptrdiff_t lda, ptrdiff_t mr,             \
+    const float *restrict P, ptrdiff_t K, const float *restrict b, float *restrict C,   \
+    ptrdiff_t ldc, ptrdiff_t nc, int act
+
+static void ms_panel_base(MS_PANEL_ARGS) { MS_PANEL_BODY }
+
+#ifdef MS_DENSE_WIDE
+__attribute__((target("avx2,fma"))) static void ms_panel_avx2(MS_PANEL_ARGS)
+{
+    MS_PANEL_BODY
+}
+#endif
+
+/* Panels p0 .. p1 - 1 of C (M, N) = act(A (M, K) @ W.T + b) for W packed as above. */
+static void ms_dense_panels(const float *A, ptrdiff_t M, ptrdiff_t K, const float *Wp,
+                            ptrdiff_t N, const float *b, float *C, ptrdiff_t p0,
+                            ptrdiff_t p1, int act)
+{
+    ptrdiff_t p, i;
+    void (*panel)(MS_PANEL_ARGS) = ms_panel_base;
+#ifdef MS_DENSE_WIDE
+    if (ms_dense_wide()) panel = ms_panel_avx2;
+#endif
+    for (p = p0; p < p1; p++) {
+        ptrdiff_t j = 16 * p, nc = N - j < 16 ? N - j : 16;
+        for (i = 0; i < M; i += 4)
+            panel(A + i * K, K, M - i < 4 ? M - i : 4, Wp + p * K * 16, K,
+                  b ? b + j : NULL, C + i * N + j, N, nc, act);
+    }
+}
+
 #endif

@@ -11,12 +11,16 @@ Activations: 0 none, 1 ReLU, 2 ReLU6 (MindSpore Lite's ``activation_type``).
 """
 
 cimport numpy as cnp
+import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memcpy, memset
 
 cdef extern from "_dense.h" nogil:
     void ms_dense_cols(const float* x, const float* w, const float* b, float* o,
                        Py_ssize_t K, Py_ssize_t N, Py_ssize_t j0, Py_ssize_t j1, int act)
+    void ms_dense_panels(const float* A, Py_ssize_t M, Py_ssize_t K, const float* Wp,
+                         Py_ssize_t N, const float* b, float* C, Py_ssize_t p0,
+                         Py_ssize_t p1, int act)
 
 cnp.import_array()
 
@@ -271,3 +275,40 @@ def dense_vec(cnp.ndarray x, cnp.ndarray w, cnp.ndarray bias, cnp.ndarray out, i
         for blk in prange(nblk, schedule="static", num_threads=nt):
             ms_dense_cols(xp, wp, bp, op, K, N, blk * _DENSE_BLOCK,
                         min((blk + 1) * _DENSE_BLOCK, N), act)
+
+
+def pack_dense(w):
+    """A Dense weight ``(N, K)`` as ``dense_packed`` reads it: panels of 16 rows,
+    ``(ceil(N / 16), K, 16)``, zeros past row ``N``. Done once, at build time."""
+    n, k = w.shape
+    p = np.zeros(((n + 15) // 16 * 16, k), np.float32)
+    p[:n] = w
+    return np.ascontiguousarray(p.reshape(-1, 16, k).transpose(0, 2, 1))
+
+
+def dense_packed(cnp.ndarray x, cnp.ndarray wp, cnp.ndarray bias, cnp.ndarray out, int act,
+                 int threads=1):
+    """``out = act(x @ w.T + bias)`` for ``x`` (M, K) and ``wp = pack_dense(w)``: the
+    batched Dense of the plan, register-blocked (4 rows x 16 columns, AVX2 and FMA where
+    the CPU has them, ``_dense.h``), bias and activation in the same pass; ``threads``
+    > 1 splits the panels."""
+    cdef const float* xp = _data(x, 2, False, "dense_packed: x")
+    cdef const float* wpp = _data(wp, 3, False, "dense_packed: wp")
+    cdef float* op = _data(out, 2, True, "dense_packed: out")
+    cdef Py_ssize_t M = _dim(x, 0), K = _dim(x, 1), N = _dim(out, 1), P = _dim(wp, 0), p
+    cdef const float* bp = NULL
+    if _dim(out, 0) != M or _dim(wp, 1) != K or _dim(wp, 2) != 16 or P != (N + 15) // 16:
+        raise ValueError(f"dense_packed: x {(<object>x).shape} and packed weights "
+                         f"{(<object>wp).shape} cannot fill out {(<object>out).shape}")
+    if bias is not None:
+        bp = _data(bias, 1, False, "dense_packed: bias")
+        if _dim(bias, 0) != N:
+            raise ValueError(f"dense_packed: bias of {_dim(bias, 0)} for {N} columns")
+    cdef int nt = threads if threads > 1 and M * K * N >= (1 << 18) else 1
+    if nt == 1:
+        with nogil:
+            ms_dense_panels(xp, M, K, wpp, N, bp, op, 0, P, act)
+        return
+    with nogil:
+        for p in prange(P, schedule="static", num_threads=nt):
+            ms_dense_panels(xp, M, K, wpp, N, bp, op, p, p + 1, act)

@@ -1,5 +1,5 @@
 """The execution plan's own float32 kernels: convolution as column matrix x packed
-weights, pooling with a moved activation, Dense with its weight transposed once.
+weights, pooling with a moved activation, Dense with its weight transposed or packed once.
 
 ``fast_builder(step, ...)`` returns, for a step these kernels cover, a function that
 takes the plan's buffers (name -> array) and returns the step's calls; None for any
@@ -217,11 +217,9 @@ def _build_dense(s, ex, threads, arrays):
     out = arrays[s.node.outputs[0]]
     flat = out.reshape(-1, w.shape[0])
     act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
-    wt = np.ascontiguousarray(w.T)
     if flat.shape[0] == 1:  # one row: one pass over the weights, bias and activation in it
-        return [partial(_f32.dense_vec, x.reshape(-1), wt, bias, flat.reshape(-1), act,
-                        threads)]
-    calls = [product(x.reshape(-1, w.shape[1]), wt, flat)]
-    if b or act:
-        calls.append(partial(_f32.bias_act, flat, bias, act))
-    return calls
+        return [partial(_f32.dense_vec, x.reshape(-1), np.ascontiguousarray(w.T), bias,
+                        flat.reshape(-1), act, threads)]
+    # rows: the weights packed once into panels, bias and activation in the product's pass
+    return [partial(_f32.dense_packed, x.reshape(-1, w.shape[1]), _f32.pack_dense(w), bias,
+                    flat, act, threads)]

@@ -11,8 +11,9 @@ convolution is a column matrix (``_f32.im2col``) times the weights packed once i
 ``(Cout, C*kh*kw + 1)``, the last column the bias against a row of ones, so the product
 adds it; a max pool that alone reads a convolution takes the convolution's activation
 (the Conv+Pool fusion: pooling first, activating the smaller result); a Dense multiplies
-by its weight transposed once, at batch 1 in one pass that adds the bias and activates
-(``_f32.dense_vec``: AVX2 where the CPU has it, no BLAS thread team to wake).
+its input in one pass that adds the bias and activates, by the weight transposed once at
+batch 1 (``_f32.dense_vec``), else by the weight packed once into 16-column panels
+(``_f32.dense_packed``); both AVX2 where the CPU has it, with no BLAS thread team.
 Shape-only operators (Reshape, Flatten, Squeeze, ExpandDims) are views of their input's
 buffer and cost nothing. Every other operator runs its registry kernel (``out=`` into its
 buffer when it takes one, else its result copied in), so every model the executor runs,
