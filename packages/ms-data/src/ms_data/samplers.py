@@ -2,6 +2,8 @@
 
 A sampler maps a source length to an index array: ``indices(length, ctx)``. Random ones draw
 from ``ctx.rng("sampler", ...)``, so every epoch (``ctx.epoch``) gets a new, reproducible order.
+Sources read ``sampler.ids(length, ctx)``, which applies a child sampler (``add_child``)
+first: the parent then picks among the child's rows, as MindSpore chains them.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import numpy as np
 from ms_data import config
 
 __all__ = [
-    "Sampler", "SequentialSampler", "RandomSampler", "DistributedSampler",
-    "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler", "IterableSampler",
+    "BuiltinSampler", "Sampler", "IterSampler", "PKSampler", "SequentialSampler",
+    "RandomSampler", "DistributedSampler", "SubsetRandomSampler", "SubsetSampler",
+    "WeightedRandomSampler",
 ]
 
 
@@ -31,10 +34,11 @@ def _limit(n: int, num_samples: int | None) -> int:
     return n if num_samples is None else min(n, num_samples)
 
 
-class Sampler:
-    """Base class: ``indices(length, ctx)`` and ``get_num_samples(length)``."""
+class BuiltinSampler:
+    """Base of all samplers: ``indices(length, ctx)``, ``get_num_samples(length)``, a child."""
 
     num_samples: int | None = None
+    child_sampler: BuiltinSampler | None = None
 
     def indices(self, length: int, ctx) -> np.ndarray:
         raise NotImplementedError
@@ -42,8 +46,57 @@ class Sampler:
     def get_num_samples(self, length: int) -> int:
         raise NotImplementedError
 
+    def add_child(self, sampler) -> None:
+        """Sample from what ``sampler`` picks instead of from the whole dataset."""
+        if not isinstance(sampler, BuiltinSampler):
+            raise TypeError(f"add_child: expected a sampler, got {type(sampler).__name__}")
+        if self.child_sampler is not None:
+            raise RuntimeError("Cannot add child sampler, this sampler already has a child "
+                               "sampler.")
+        self.child_sampler = sampler
 
-class SequentialSampler(Sampler):
+    def get_child(self):
+        return self.child_sampler
+
+    def ids(self, length: int, ctx) -> np.ndarray:
+        """The rows of one epoch, through the child sampler when there is one."""
+        if self.child_sampler is None:
+            return self.indices(length, ctx)
+        picked = self.child_sampler.ids(length, ctx)
+        return picked[self.indices(len(picked), ctx)]
+
+    def count(self, length: int) -> int:
+        if self.child_sampler is not None:
+            length = self.child_sampler.count(length)
+        return self.get_num_samples(length)
+
+    def needs_labels(self) -> str | None:
+        """The label column this sampler reads (PKSampler), else None."""
+        return None
+
+
+class Sampler(BuiltinSampler):
+    """Base of user samplers: override ``__iter__`` to yield row indices; it may read
+    ``self.dataset_size`` (set before every epoch) and ``self.num_samples``."""
+
+    def __init__(self, num_samples=None):
+        self.num_samples = _check_num_samples(type(self).__name__, num_samples)
+        self.dataset_size = 0
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__}: a Sampler subclass must define "
+                                  f"__iter__ yielding row indices")
+
+    def indices(self, length: int, ctx) -> np.ndarray:
+        self.dataset_size = length
+        ids = np.fromiter((int(i) for i in self), dtype=np.int64)
+        return ids[:self.num_samples] if self.num_samples is not None else ids
+
+    def get_num_samples(self, length: int) -> int:
+        return len(self.indices(length, None))
+
+
+class SequentialSampler(BuiltinSampler):
     """Rows ``start_index, start_index + 1, ...`` in order."""
 
     def __init__(self, start_index=None, num_samples=None):
@@ -61,7 +114,7 @@ class SequentialSampler(Sampler):
                          dtype=np.int64)
 
 
-class RandomSampler(Sampler):
+class RandomSampler(BuiltinSampler):
     """A random permutation of the rows (or draws with replacement), new every epoch."""
 
     def __init__(self, replacement=False, num_samples=None):
@@ -84,7 +137,7 @@ class RandomSampler(Sampler):
         return rng.permutation(length).astype(np.int64)[:n]
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(BuiltinSampler):
     """Shard ``shard_id`` of ``num_shards``: rows ``shard_id, shard_id + num_shards, ...``.
 
     Every shard gets ``ceil(length / num_shards)`` rows, wrapping around to the first rows, so
@@ -122,7 +175,7 @@ class DistributedSampler(Sampler):
         return ids
 
 
-class SubsetSampler(Sampler):
+class SubsetSampler(BuiltinSampler):
     """Exactly the rows ``indices``, in that order."""
 
     def __init__(self, indices, num_samples=None):
@@ -159,7 +212,7 @@ class SubsetRandomSampler(SubsetSampler):
         return out % length if length else out
 
 
-class WeightedRandomSampler(Sampler):
+class WeightedRandomSampler(BuiltinSampler):
     """``num_samples`` rows drawn with probabilities proportional to ``weights``."""
 
     def __init__(self, weights, num_samples=None, replacement=True):
@@ -181,20 +234,76 @@ class WeightedRandomSampler(Sampler):
         return rng.choice(len(p), size=n, replace=self.replacement, p=p).astype(np.int64)
 
 
-class IterableSampler(Sampler):
-    """A user sampler: any object whose ``__iter__`` yields row indices (re-read each epoch)."""
+class IterSampler(Sampler):
+    """Any object whose ``__iter__`` yields row indices (re-read each epoch), as a sampler."""
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, sampler, num_samples=None):
+        super().__init__(num_samples)
+        if not hasattr(sampler, "__iter__"):
+            raise TypeError(f"IterSampler: sampler must be iterable, got "
+                            f"{type(sampler).__name__}")
+        self.sampler = sampler
+
+    def __iter__(self):
+        return iter(self.sampler)
 
     def get_num_samples(self, length: int) -> int:
         try:
-            return len(self.source)
+            n = len(self.sampler)
         except TypeError:
             return len(self.indices(length, None))
+        return _limit(n, self.num_samples)
+
+
+IterableSampler = IterSampler  # the name select_sampler used before MindSpore's
+
+
+class PKSampler(BuiltinSampler):
+    """``num_val`` rows of every class (P classes, K rows each: metric learning batches).
+
+    The rows of a class are drawn uniformly with replacement; the classes come in sorted
+    order, or shuffled every epoch with ``shuffle``. Only sources that know their labels
+    without decoding rows take it (ImageFolderDataset, ManifestDataset), as in MindSpore.
+    """
+
+    def __init__(self, num_val, num_class=None, shuffle=False, class_column="label",
+                 num_samples=None):
+        if not isinstance(num_val, int) or isinstance(num_val, bool):
+            raise TypeError(f"num_val must be integer but was: {num_val}.")
+        if num_val < 0:
+            raise ValueError(f"PKSampler: num_val must be non-negative, got {num_val}")
+        if num_class is not None:
+            raise NotImplementedError("Not supported to specify num_class for PKSampler.")
+        if not isinstance(shuffle, bool):
+            raise TypeError(f"shuffle must be a bool value but was: {shuffle}.")
+        if not isinstance(class_column, str):
+            raise TypeError(f"class_column must be a str value but was: {class_column}.")
+        self.num_val, self.shuffle, self.class_column = num_val, shuffle, class_column
+        self.num_samples = _check_num_samples("PKSampler", num_samples)
+        self.labels: np.ndarray | None = None  # set by the source before sampling
+
+    def needs_labels(self) -> str:
+        return self.class_column
+
+    def _classes(self) -> np.ndarray:
+        if self.labels is None:
+            raise RuntimeError("PKSampler: the source did not give its labels")
+        return np.unique(self.labels)
+
+    def get_num_samples(self, length: int) -> int:
+        return _limit(self.num_val * len(self._classes()), self.num_samples)
 
     def indices(self, length: int, ctx) -> np.ndarray:
-        return np.fromiter((int(i) for i in self.source), dtype=np.int64)
+        classes = self._classes()
+        rng = ctx.rng("sampler", "pk") if ctx is not None else np.random.default_rng(0)
+        if self.shuffle:
+            classes = rng.permutation(classes)
+        out = []
+        for c in classes:
+            members = np.flatnonzero(self.labels == c)
+            out.append(members[rng.integers(0, len(members), self.num_val)])
+        ids = np.concatenate(out).astype(np.int64) if out else np.empty(0, np.int64)
+        return ids[:self.get_num_samples(length)]
 
 
 def _check_indices(name, indices) -> np.ndarray:

@@ -12,7 +12,8 @@ from collections import deque
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy, batch_numpy, concat_columns
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 from ms_data.ops.map import column_list, op_name
 from ms_data.workers import ordered_map
 
@@ -81,7 +82,7 @@ def stack_column(name: str, col: np.ndarray, pad) -> np.ndarray:
     return np.stack(rows)
 
 
-class BatchDataset(Dataset):
+class BatchDataset(UnionBaseDataset):
     """The node made by ``Dataset.batch``."""
 
     def __init__(self, child, batch_size, drop_remainder, num_parallel_workers, per_batch_map,

@@ -7,14 +7,15 @@ import bisect
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy, batch_numpy
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 from ms_data.ops.batch import pad_rows, stack_column
 from ms_data.ops.map import column_list
 
 __all__ = ["BucketBatchByLengthDataset"]
 
 
-class BucketBatchByLengthDataset(Dataset):
+class BucketBatchByLengthDataset(UnionBaseDataset):
     """Row ``r`` goes to bucket ``bisect_right(bucket_boundaries, length(r))``; a bucket that
     holds its batch size is emitted; leftovers follow at the end, smallest bucket first."""
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 from ms_data.ops.map import column_list
 
 __all__ = ["ProjectDataset", "RenameDataset"]
 
 
-class ProjectDataset(Dataset):
+class ProjectDataset(UnionBaseDataset):
     """The node made by ``Dataset.project``."""
 
     def __init__(self, child, columns):
@@ -34,7 +35,7 @@ class ProjectDataset(Dataset):
                                                                for i in index]))
 
 
-class RenameDataset(Dataset):
+class RenameDataset(UnionBaseDataset):
     """The node made by ``Dataset.rename``."""
 
     def __init__(self, child, input_columns, output_columns):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 
 from ms_data.arrow import batch_from_numpy, batch_numpy
+from ms_data.bases import UnionBaseDataset
 from ms_data.dataset import Dataset, EpochContext
 from ms_data.ops.batch import BatchDataset
 
@@ -35,7 +36,7 @@ class _Rows:
         return BatchDataset._take(self.parts, n)
 
 
-class ZipDataset(Dataset):
+class ZipDataset(UnionBaseDataset):
     """The node made by ``Dataset.zip``: as many rows as the shortest input."""
 
     def __init__(self, datasets):
@@ -81,7 +82,7 @@ class ZipDataset(Dataset):
                 s.close()
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(UnionBaseDataset):
     """The node made by ``Dataset.concat`` and ``+``."""
 
     def __init__(self, datasets):

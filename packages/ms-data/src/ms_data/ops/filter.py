@@ -6,7 +6,8 @@ import numpy as np
 import pyarrow as pa
 
 from ms_data.arrow import column_numpy
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 from ms_data.ops.map import column_list, op_name
 from ms_data.workers import ordered_map
 
@@ -27,7 +28,7 @@ class _Mask:
         return keep
 
 
-class FilterDataset(Dataset):
+class FilterDataset(UnionBaseDataset):
     """The node made by ``Dataset.filter``."""
 
     def __init__(self, child, predicate, input_columns, num_parallel_workers):

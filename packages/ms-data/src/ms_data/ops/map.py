@@ -6,20 +6,32 @@ pieces that start at one row and double (``ms_data.workers.ramp``), so the first
 out after one call and every worker gets work at once. A random operation draws from
 ``ctx.rng("map", depth, op_index, chunk_index)``: pieces are fixed by row positions, not by
 the workers, so the rows come out the same for any ``num_parallel_workers``.
+
+With ``callbacks`` (``ms_data.callback``) or in debug mode (``ds.config.set_debug_mode``)
+the map runs one row at a time on the iterating thread. Under
+``ds.config.set_error_samples_mode`` SKIP or REPLACE a chunk that fails is redone row by
+row and the failing rows are dropped (SKIP), or (REPLACE) dropped and made up for at the
+end of the epoch with copies of the epoch's first good rows, as MindSpore does.
 """
 
 from __future__ import annotations
 
 import traceback
+import weakref
 from collections import deque
 
 import numpy as np
 
+from ms_data import config
 from ms_data.arrow import batch_from_numpy, batch_numpy, stack_rows
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.callback.ds_callback import CallbackRunner, check_callbacks
+from ms_data.dataset import EpochContext
 from ms_data.workers import PipelineError, ordered_map, ramp
 
 __all__ = ["MapDataset", "column_list", "op_name"]
+
+_REPLACE_CACHE = 16  # good rows kept per epoch to stand in for failed ones (REPLACE)
 
 
 def column_list(op: str, arg, what: str) -> list[str] | None:
@@ -84,11 +96,30 @@ class _Apply:
         self.rng_key = rng_key
 
     def _rng(self, ctx_state, op_index, chunk_index):
-        seed, epoch, keys = ctx_state
+        seed, epoch, keys, _ = ctx_state
         return EpochContext(epoch, seed, keys).rng(*self.rng_key, op_index, chunk_index)
 
     def __call__(self, item):
+        """``(output columns, rows kept)``; rows kept is None when no row failed."""
         ctx_state, chunk_index, columns = item
+        try:
+            return self._run(ctx_state, chunk_index, columns), None
+        except PipelineError:
+            if ctx_state[3] == config.ErrorSamplesMode.RETURN or len(columns[0]) < 1:
+                raise
+        good, outs = [], []
+        for i in range(len(columns[0])):
+            try:
+                outs.append(self._run(ctx_state, chunk_index, tuple(c[i:i + 1] for c in columns)))
+            except PipelineError:
+                continue
+            good.append(i)
+        if not outs:
+            return None, np.zeros(0, np.int64)
+        return (tuple(stack_rows("", [o[j][0] for o in outs]) for j in range(len(outs[0]))),
+                np.asarray(good, np.int64))
+
+    def _run(self, ctx_state, chunk_index, columns):
         for k, op in enumerate(self.operations):
             rng = self._rng(ctx_state, k, chunk_index) if getattr(op, "is_random", False) \
                 else None
@@ -133,12 +164,14 @@ class _Apply:
         return tuple(_column([r[j] for r in results]) for j in range(width))
 
 
-class MapDataset(Dataset):
+class MapDataset(UnionBaseDataset):
     """The node made by ``Dataset.map``."""
 
     def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers,
-                 python_multiprocessing):
+                 python_multiprocessing, callbacks=None):
         super().__init__([child], num_parallel_workers)
+        self.callbacks = check_callbacks(callbacks)
+        self._runners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
         if not ops:
             raise ValueError("map: operations is empty")
@@ -169,7 +202,7 @@ class MapDataset(Dataset):
         Scripts like MindSpore's LeNet tutorial call ``map`` once per transform on the same
         column; chaining them in one node lets ``fuse`` see the whole sequence.
         """
-        if type(child) is not cls or len(child.input_columns) != 1:
+        if type(child) is not cls or len(child.input_columns) != 1 or child.callbacks:
             return None
         column = child.input_columns
         ins = column_list("map", input_columns, "input_columns") or child._names[:1]
@@ -204,42 +237,83 @@ class MapDataset(Dataset):
         return "thread"
 
     def _open(self, ctx: EpochContext) -> None:
-        if self._kind() == "process":
+        if self.callbacks and ctx.resources is not None:
+            self._runners[ctx.resources] = CallbackRunner(self.callbacks)
+        if self._kind() == "process" and not config.get_debug_mode():
             ctx.pool(self, "process", self._workers(), self._apply)
 
+    def _debug_apply(self) -> _Apply:
+        """The operations with the debug hooks before the first and after each one."""
+        ops = []
+        for k, op in enumerate(self.operations):
+            for hook in config.debug_hooks() if k == 0 else ():
+                ops.append(_hooked(hook, op, True))
+            ops.append(op)
+            ops.extend(_hooked(hook, op, False) for hook in config.debug_hooks())
+        return _Apply(ops, self.input_columns, self._apply.rng_key)
+
     def _batches(self, ctx: EpochContext):
-        state = (ctx.seed, ctx.epoch, ctx.keys)
+        mode = config.get_error_samples_mode()
+        state = (ctx.seed, ctx.epoch, ctx.keys, int(mode))
         ins, outs = self.input_columns, self.output_columns
+        debug = config.get_debug_mode()
+        apply = self._debug_apply() if debug else self._apply
+        runner = self._runners.get(ctx.resources) if self.callbacks else None
+        if self.callbacks and runner is None:  # iterated without _open (a size query)
+            runner = CallbackRunner(self.callbacks)
+        one_row = debug or runner is not None
 
         def items():
             position = index = 0
             for batch in self.children[0]._batches(ctx):
                 cols = batch_numpy(batch)
                 start = 0
-                for size in ramp(position, batch.num_rows):
+                for size in [1] * batch.num_rows if one_row else ramp(position, batch.num_rows):
                     part = {n: c[start:start + size] for n, c in cols.items()}
                     yield part, (state, index, tuple(part[c] for c in ins))
                     index += 1
                     start += size
                 position += batch.num_rows
 
-        pool = ctx.pool(self, self._kind(), self._workers(), self._apply)
+        pool = None if one_row else ctx.pool(self, self._kind(), self._workers(), self._apply)
         pending: deque = deque()
 
         def tagged():
             for cols, item in items():
                 pending.append(cols)
+                if runner is not None:
+                    runner.step_begin()
                 yield item
 
         what = f"map on input_columns {ins}"
-        for result in ordered_map(pool, self._apply, tagged(), what):
+        failed, cache = 0, []  # for ErrorSamplesMode.REPLACE
+        if runner is not None:
+            runner.epoch_begin(ctx.epoch)
+        for result, good in ordered_map(pool, apply, tagged(), what):
             cols = pending.popleft()
-            if len(result) != len(outs):
+            if runner is not None:
+                runner.step_end()
+            if result is not None and len(result) != len(outs):
                 raise PipelineError(f"map: the operations returned {len(result)} columns but "
                                     f"output_columns has {len(outs)}: {outs}")
-            yield batch_from_numpy(self._merge(cols, result))
+            if good is not None:
+                failed += len(next(iter(cols.values()))) - len(good)
+                cols = {n: c[good] for n, c in cols.items()}
+            if result is None:
+                continue
+            merged = self._merge(cols, result)
+            if mode == config.ErrorSamplesMode.REPLACE and len(cache) < _REPLACE_CACHE:
+                rows = len(next(iter(merged.values())))
+                cache += [{n: c[i:i + 1] for n, c in merged.items()}
+                          for i in range(min(rows, _REPLACE_CACHE - len(cache)))]
+            yield batch_from_numpy(merged)
+        for i in range(failed if cache else 0):
+            yield batch_from_numpy(cache[i % len(cache)])
+        if runner is not None:
+            runner.epoch_end()
 
     def _merge(self, cols: dict, result: tuple) -> dict:
+        """The chunk's columns with the map's outputs in place of its inputs."""
         produced = dict(zip(self.output_columns, result))
         if len(self.input_columns) == len(self.output_columns):
             renamed = dict(zip(self.input_columns, self.output_columns))
@@ -247,3 +321,17 @@ class MapDataset(Dataset):
                     for n, v in cols.items()}
         rest = {n: v for n, v in cols.items() if n not in self.input_columns}
         return {**produced, **rest}
+
+
+class _hooked:
+    """A debug hook placed before (``first``) or after ``op`` in a map."""
+
+    def __init__(self, hook, op, first: bool):
+        self.hook, self.first, self.__name__ = hook, first, type(hook).__name__
+        self.op_name = getattr(op, "__name__", type(op).__name__)
+
+    def __call__(self, *args):
+        self.hook.set_previous_op_name(self.op_name)
+        self.hook.set_is_first(self.first)
+        out = self.hook(*args)
+        return out if len(out) != 1 else out[0]

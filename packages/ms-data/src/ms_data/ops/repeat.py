@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 
 __all__ = ["RepeatDataset", "TakeDataset", "SkipDataset"]
 
@@ -21,7 +22,7 @@ def _count(op: str, count, allow_all: bool) -> int:
     return count
 
 
-class RepeatDataset(Dataset):
+class RepeatDataset(UnionBaseDataset):
     """The child's rows ``count`` times; each repetition reshuffles (its own rng keys)."""
 
     def __init__(self, child, count):
@@ -47,7 +48,7 @@ class RepeatDataset(Dataset):
             r += 1
 
 
-class TakeDataset(Dataset):
+class TakeDataset(UnionBaseDataset):
     """The first ``count`` rows of the child (all with -1)."""
 
     def __init__(self, child, count):
@@ -81,7 +82,7 @@ class TakeDataset(Dataset):
             gen.close()
 
 
-class SkipDataset(Dataset):
+class SkipDataset(UnionBaseDataset):
     """The child's rows after the first ``count``."""
 
     def __init__(self, child, count):

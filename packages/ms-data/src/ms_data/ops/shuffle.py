@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy, batch_numpy, concat_columns
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import UnionBaseDataset
+from ms_data.dataset import EpochContext
 from ms_data.sources.base import CHUNK_ROWS
 
 __all__ = ["ShuffleDataset", "RowStore"]
@@ -52,7 +53,7 @@ class RowStore:
         return {k: v[inverse] for k, v in merged.items()}
 
 
-class ShuffleDataset(Dataset):
+class ShuffleDataset(UnionBaseDataset):
     """The node made by ``Dataset.shuffle``."""
 
     def __init__(self, child, buffer_size):

@@ -17,6 +17,7 @@ import os
 import numpy as np
 import pyarrow as pa
 
+from ms_data.bases import UnionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -77,7 +78,7 @@ def _read_parquet(path) -> pa.Table:
                            f"{err}") from None
 
 
-class _TableSource(MappableSource):
+class _TableSource(MappableSource, UnionBaseDataset):
     """A source over one Arrow table made from files on first use."""
 
     _kind = "TableSource"

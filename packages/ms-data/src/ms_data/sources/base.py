@@ -8,7 +8,8 @@ import numpy as np
 import pyarrow as pa
 
 from ms_data import samplers as S
-from ms_data.dataset import Dataset, EpochContext
+from ms_data.bases import MappableDataset
+from ms_data.dataset import EpochContext
 from ms_data.workers import RAMP_CAP, ordered_map, ramp
 
 __all__ = ["MappableSource", "select_sampler", "CHUNK_ROWS"]
@@ -18,7 +19,7 @@ __all__ = ["MappableSource", "select_sampler", "CHUNK_ROWS"]
 CHUNK_ROWS = RAMP_CAP
 
 
-def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id) -> S.Sampler:
+def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id) -> S.BuiltinSampler:
     """Turn MindSpore's source options into one sampler, rejecting contradictory ones."""
     if num_shards is not None and shard_id is None:
         raise RuntimeError("num_shards is specified and currently requires shard_id as well")
@@ -40,12 +41,12 @@ def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id) -> S.Sam
         if num_samples is not None:
             raise ValueError(f"Conflicting arguments during sampler assignments: num_samples "
                              f"{num_samples} with a sampler; give num_samples to the sampler")
-        if isinstance(sampler, S.Sampler):
+        if isinstance(sampler, S.BuiltinSampler):
             return sampler
         if isinstance(sampler, (list, tuple, np.ndarray)):
             return S.SubsetSampler(sampler)
         if hasattr(sampler, "__iter__"):
-            return S.IterableSampler(sampler)
+            return S.IterSampler(sampler)
         raise TypeError(f"sampler must be a Sampler, a list of indices or an iterable, "
                         f"got {type(sampler).__name__}")
     if num_shards is not None:
@@ -56,7 +57,7 @@ def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id) -> S.Sam
     return S.RandomSampler(num_samples=num_samples)
 
 
-class MappableSource(Dataset):
+class MappableSource(MappableDataset):
     """A leaf with random access. Subclasses implement ``_length``, ``_read``, ``_column_names``.
 
     ``_read(indices)`` returns those rows, in that order, as a RecordBatch (built with
@@ -77,11 +78,25 @@ class MappableSource(Dataset):
     def _read(self, indices: np.ndarray) -> pa.RecordBatch:
         raise NotImplementedError
 
+    def _sample_labels(self, column: str) -> np.ndarray:
+        """Every row's label in ``column``, for a PKSampler; sources that can override."""
+        raise ValueError(f"{type(self).__name__} doesn't support PKSampler.")
+
+    def _prepared(self):
+        """The sampler, with the labels it needs (PKSampler) attached."""
+        sampler = self.sampler
+        while sampler is not None:
+            column = sampler.needs_labels()
+            if column is not None:
+                sampler.labels = np.asarray(self._sample_labels(column))
+            sampler = sampler.child_sampler
+        return self.sampler
+
     def _num_rows(self) -> int:
-        return self.sampler.get_num_samples(self._length())
+        return self._prepared().count(self._length())
 
     def _index_chunks(self, ctx: EpochContext) -> list[np.ndarray]:
-        ids = self.sampler.indices(self._length(), ctx)
+        ids = self._prepared().ids(self._length(), ctx)
         bounds = np.cumsum([0, *ramp(0, len(ids), CHUNK_ROWS)])
         return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 

@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources.base import MappableSource
 from ms_data.sources.image_folder import decode_image
@@ -46,7 +47,7 @@ def read_celeba_attributes(path: str) -> tuple[list[str], list[str], np.ndarray]
     return names, files, np.where(attrs > 0, attrs, 0).astype(np.uint32)
 
 
-class CelebADataset(MappableSource):
+class CelebADataset(MappableSource, VisionBaseDataset):
     """CelebA rows ``image``, ``attr`` (see the module doc).
 
     Raises:

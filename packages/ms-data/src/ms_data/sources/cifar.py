@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -52,7 +53,7 @@ def read_cifar10_file(path: str) -> tuple[np.ndarray, np.ndarray]:
     return labels, records[:, 1:].reshape(n, 3, 32, 32)
 
 
-class Cifar10Dataset(MappableSource):
+class Cifar10Dataset(MappableSource, VisionBaseDataset):
     """CIFAR-10 images and labels read from ``dataset_dir`` (the binary version).
 
     Columns: ``image`` (uint8, ``(32, 32, 3)`` HWC) and ``label`` (uint32 scalar), as MindSpore.

@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -50,7 +51,7 @@ def read_cifar100_file(path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return records[:, 0], records[:, 1], records[:, 2:].reshape(n, 3, 32, 32)
 
 
-class Cifar100Dataset(MappableSource):
+class Cifar100Dataset(MappableSource, VisionBaseDataset):
     """CIFAR-100 images and labels read from ``dataset_dir`` (the binary version).
 
     Columns: ``image`` (uint8, ``(32, 32, 3)`` HWC), ``coarse_label`` and ``fine_label``

@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources.base import MappableSource
 from ms_data.sources.image_folder import decode_image
@@ -57,7 +58,7 @@ def _padded(rows: list[list[float]]) -> np.ndarray:
     return out
 
 
-class CocoDataset(MappableSource):
+class CocoDataset(MappableSource, VisionBaseDataset):
     """COCO images and annotations (see the module doc).
 
     Raises:

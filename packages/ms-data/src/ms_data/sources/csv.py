@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pyarrow as pa
 
+from ms_data.bases import UnionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -65,7 +66,7 @@ def read_csv_file(path, field_delim=",", column_defaults=None, column_names=None
     return pa.table(columns, names=names)
 
 
-class CSVDataset(MappableSource):
+class CSVDataset(MappableSource, UnionBaseDataset):
     """Rows of one or more CSV files (MindSpore's ``CSVDataset``).
 
     Files are read in the given order into one table (on first use; their existence is checked

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.sources.base import MappableSource
 
 __all__ = ["FakeImageDataset"]
@@ -30,7 +31,7 @@ def _positive(name: str, value) -> int:
     return value
 
 
-class FakeImageDataset(MappableSource):
+class FakeImageDataset(MappableSource, VisionBaseDataset):
     """``num_images`` random ``image_size`` images with labels (see the module doc)."""
 
     def __init__(self, num_images=1000, image_size=(224, 224, 3), num_classes=10, base_seed=0,

@@ -8,6 +8,7 @@ from itertools import islice
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy, rows_to_batch
+from ms_data.bases import UnionBaseDataset
 from ms_data.sources._dtypes import check_chunk_dtypes, check_row_dtypes
 from ms_data.sources.base import MappableSource
 from ms_data.workers import PipelineError, call_named, ordered_map, ramp
@@ -43,7 +44,7 @@ def _as_row(item, ncols: int) -> tuple:
                     f"got {type(item).__name__}")
 
 
-class GeneratorDataset(MappableSource):
+class GeneratorDataset(MappableSource, UnionBaseDataset):
     """Rows from a Python generator function, an iterable, or a random-access object.
 
     A source with ``__getitem__`` and ``__len__`` is random access: it accepts ``shuffle``
@@ -161,7 +162,7 @@ def _cast(col: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return col.astype(dtype, copy=False)
 
 
-class NumpySlicesDataset(MappableSource):
+class NumpySlicesDataset(MappableSource, UnionBaseDataset):
     """Rows sliced from arrays along their first axis (a list, tuple, dict or numpy array).
 
     A dict gives one column per key; a tuple one column per element (``column_0``, ...); a

@@ -9,6 +9,7 @@ import struct
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources.base import MappableSource
 
@@ -80,7 +81,7 @@ def _read_bytes(path: str) -> np.ndarray:
         return np.frombuffer(f.read(), dtype=np.uint8)
 
 
-class ImageFolderDataset(MappableSource):
+class ImageFolderDataset(MappableSource, VisionBaseDataset):
     """Images from ``dataset_dir/<class>/<file>``; one label per class folder.
 
     Columns: ``image`` and ``label`` (int32 scalar, as MindSpore 2.10 yields). ``image`` holds the
@@ -107,6 +108,12 @@ class ImageFolderDataset(MappableSource):
 
     def _length(self) -> int:
         return len(self._paths)
+
+    def _sample_labels(self, column: str) -> np.ndarray:
+        if column != "label":
+            raise ValueError(f"ImageFolderDataset: PKSampler's class_column {column!r} is not "
+                             f"a column; the labels are in 'label'")
+        return self._labels
 
     def _column_names(self) -> list[str]:
         return ["image", "label"]

@@ -24,6 +24,7 @@ import struct
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import UnionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -182,7 +183,7 @@ def _value(raw, spec: dict):
     return np.asarray(raw, dtype=_NUMPY[kind])
 
 
-class MindRecordDataset(MappableSource):
+class MindRecordDataset(MappableSource, UnionBaseDataset):
     """Rows of MindSpore-written MindRecord shards; ``MindDataset`` hands a MindRecord
     file here (see the module doc). One path finds its sibling shards from the header."""
 

@@ -17,6 +17,7 @@ import zlib
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -111,7 +112,7 @@ def _find(dataset_dir: str, name: str, who: str) -> str:
     raise FileNotFoundError(f"{who}: {os.path.join(dataset_dir, name)} (or .gz) not found")
 
 
-class MnistDataset(MappableSource):
+class MnistDataset(MappableSource, VisionBaseDataset):
     """MNIST images and labels read from ``dataset_dir``.
 
     Columns: ``image`` (uint8, ``(28, 28, 1)``) and ``label`` (uint32 scalar), as MindSpore.

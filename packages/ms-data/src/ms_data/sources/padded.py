@@ -15,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import UnionBaseDataset
 from ms_data.sources.base import MappableSource
 
 __all__ = ["PaddedDataset"]
 
 
-class PaddedDataset(MappableSource):
+class PaddedDataset(MappableSource, UnionBaseDataset):
     """Rows from ``padded_samples``, a non-empty list of dicts with the same keys.
 
     Raises:

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
@@ -47,7 +48,7 @@ def read_int_labels(path: str) -> np.ndarray:
     return np.frombuffer(raw, dtype=">i4", offset=offset).reshape(shape).astype(np.int64)
 
 
-class QMnistDataset(MappableSource):
+class QMnistDataset(MappableSource, VisionBaseDataset):
     """QMNIST rows ``image``, ``label`` (see the module doc).
 
     Raises:

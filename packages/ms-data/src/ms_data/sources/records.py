@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import UnionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._once import Once
 from ms_data.sources._record_schema import (
@@ -265,7 +266,7 @@ def read_record_metadata(path) -> dict:
     return _check_metadata(raw, schema, path)
 
 
-class MindDataset(MappableSource):
+class MindDataset(MappableSource, UnionBaseDataset):
     """Rows of record files written by :class:`FileWriter` (MindSpore's ``MindDataset``).
 
     ``dataset_files`` is one shard's path (its sibling shards are found from its metadata, as

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ms_data import config
+from ms_data.bases import TextBaseDataset
 from ms_data.sources._once import Once
 from ms_data.sources.base import MappableSource
 
@@ -76,7 +77,7 @@ def reader_order(runs: list[int], workers: int) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-class TextFileDataset(MappableSource):
+class TextFileDataset(MappableSource, TextBaseDataset):
     """Lines of ``dataset_files`` as the column ``text`` (see the module doc).
 
     ``shuffle``: True (the default, as MindSpore's ``Shuffle.GLOBAL``), False or a

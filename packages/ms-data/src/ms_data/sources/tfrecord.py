@@ -20,6 +20,7 @@ import numpy as np
 
 from ms_data import config
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import UnionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources._example_proto import ProtoError, parse_example
 from ms_data.sources._once import Once
@@ -60,7 +61,7 @@ def _column(kind: str, values: list, path: str, name: str, want: dict | None):
     return arr
 
 
-class TFRecordDataset(MappableSource):
+class TFRecordDataset(MappableSource, UnionBaseDataset):
     """Rows of ``tf.train.Example`` records (see the module doc).
 
     Raises:

@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ms_data.arrow import batch_from_numpy
+from ms_data.bases import VisionBaseDataset
 from ms_data.errors import DatasetError
 from ms_data.sources.base import MappableSource
 from ms_data.sources.image_folder import decode_image
@@ -63,7 +64,7 @@ def _read(path: str) -> np.ndarray:
         return np.frombuffer(f.read(), dtype=np.uint8)
 
 
-class VOCDataset(MappableSource):
+class VOCDataset(MappableSource, VisionBaseDataset):
     """PASCAL VOC detection or segmentation rows (see the module doc).
 
     Raises:
