@@ -4,6 +4,9 @@
 sums the micro-batches' losses, as MindSpore's does). Rank 0 prints
 ``step K pipeline L1 single L2``; every rank asserts equal losses (float32 data: 1e-5).
 
+Then the backbone, called on every rank (``Model.predict`` and a plain call), gives the
+single-process outputs: each stage's trained Parameters are broadcast from its rank first.
+
 usage: train_model_pipeline.py [--micro M] [--steps K]
 """
 
@@ -70,13 +73,18 @@ def train():
     model = Model(net, optimizer=Momentum(net.trainable_params(), 0.05, 0.9))
     losses = Losses()
     model.train(1, data, callbacks=[losses], dataset_sink_mode=False)
-    return losses.values
+    backbone = net.network.backbone_network
+    with model._whole_parameters():  # what Model.eval/predict hold
+        predicted = Model(backbone).predict(Tensor(x[:5])).asnumpy()
+    return losses.values, (predicted, backbone(Tensor(x[5:9])).asnumpy())
 
 
-single = train()
+single, single_out = train()
 set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n, pipeline_stages=n)
-piped = train()
+piped, piped_out = train()
 reset_auto_parallel_context()
+for a, b in zip(piped_out, single_out):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 assert len(piped) == len(single) == args.steps, (piped, single)
 for k, (a, b) in enumerate(zip(piped, single)):
     if rank == 0:

@@ -6,13 +6,17 @@ schedule (``ms_parallel.auto.pipeline``).
 As MindSpore's ``nn.PipelineCell``, the step's loss is the *sum* of the micro-batches'
 losses (and the gradients those of that sum); it is broadcast from the last stage, so every
 rank returns it. Each rank's optimizer sees its stage's gradients and zeros for the other
-stages' Parameters (which it does not use). Every stage reads the whole batch.
+stages' Parameters (which it does not use). Every stage reads the whole batch. Outside the
+step, a call of the network or its cells (``Model.eval``/``predict``) first broadcasts each
+stage's Parameters from its rank (``ms_parallel.auto.full_view``): every rank computes with
+the trained values.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ms_parallel.auto.full_view import attach
 from ms_tensor import Tensor
 
 __all__ = ["PipelineTrainStep"]
@@ -45,6 +49,21 @@ class PipelineTrainStep:
             raise ValueError("TrainOneStepCell with pipeline stages: the WithLossCell's loss "
                              "function must be a Cell (an nn loss)")
         self.pipe = Stages(backbone, losses[0], self.micro, get_rank(), stages)
+        # eval / predict / a call of the backbone: every stage's Parameters, current
+        params = {p.name: p for c in self.pipe.all_cells for p in c.get_parameters()}
+        self.full_view = attach(network, params, self._whole)
+
+    def _whole(self) -> dict:
+        """Each stage's Parameters as its rank holds them (a Broadcast from that rank)."""
+        from ms_parallel.reduce_ops import Broadcast
+
+        return {p.name: Broadcast(Tensor(p.asnumpy()), stage).asnumpy()
+                for c, stage in zip(self.pipe.all_cells, self.pipe.marks)
+                for p in c.get_parameters()}
+
+    def whole_parameters(self):
+        """The context ``Model.eval``/``predict`` run in (see ``full_view``)."""
+        return self.full_view.held()
 
     def __call__(self, *inputs):
         loss, grads = self.loss_and_grads(inputs, self.sens)
@@ -65,7 +84,8 @@ class PipelineTrainStep:
         if len(inputs) != 2:
             raise ValueError(f"TrainOneStepCell with pipeline stages: expected (data, label), "
                              f"got {len(inputs)} inputs")
-        loss, grads = self.pipe.step(*inputs)
+        with self.full_view.paused():  # the stages call their cells
+            loss, grads = self.pipe.step(*inputs)
         # the stages' objective is the mean over micro-batches; PipelineCell's is their sum
         if isinstance(sens, Tensor):
             from ms_ops import functional as F

@@ -85,10 +85,11 @@ class ParallelTrainStep:
     def _ready(self, inputs):
         if self.sharded is not None:
             return
-        from ms_parallel.auto.full_view import attach
+        from ms_parallel.auto.full_view import attach, sharded_whole
 
         self._setup(self._global(inputs))
-        self.full_view = attach(self.network, self.sharded)
+        self.full_view = attach(self.network, self.sharded.params,
+                                lambda: sharded_whole(self.sharded))
         self._run, self._grads = self._step, self._loss_and_grads
         if get_context("mode") == GRAPH_MODE:
             # one graph per step: the input gather, the sharded forward and backward, the
