@@ -7,10 +7,12 @@ no random state: its ``new_generator`` gives None, so it draws nothing from the 
 seed's stream and random operators give the same numbers with or without collectives.
 
 An eager call with nothing recording it (no ``grad`` tape, no graph capture, no profiler
-observing kernels) may take the operator's ``eager`` path: the same kernel, after the same
-inference (run once per dtype and attributes), without dispatch's generic planning. A
-1 KB allreduce costs MPI a few microseconds, and the generic path costs several times
-that; a collective is called with few distinct signatures, so its checks are cached.
+observing kernels) may take the operator's ``eager`` path: the same MPI call, after the
+same inference (run once per attributes), without dispatch's generic planning. A 1 KB
+allreduce costs MPI a few microseconds, and the generic path costs several times that; a
+collective is called with few distinct signatures, so its checks are cached. The
+operator's Primitive class (``ops.AllReduce()``) takes the path too (``eager_attrs``,
+given the instance's attributes).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 
 from ms_ops import OpDef
 from ms_ops.dispatch import get_recorder, kernel_observer
+from ms_ops.primitive import Primitive, make_primitive_class
 from ms_tensor import dtype as mstype
 
 __all__ = ["CollectiveDef", "COMM_DTYPES", "REDUCE_OPS", "check_reduce_op", "check_group"]
@@ -38,6 +41,7 @@ class CollectiveDef(OpDef):
         # family module that defines the operator instead.
         self.module = sys._getframe(1).f_globals.get("__name__")
         self.eager = None  # fn(*args, **kwargs) -> Tensor, or NotImplemented to decline
+        self.eager_attrs = None  # fn(inputs, attrs) -> the same, for a Primitive's call
 
     def __call__(self, *args, **kwargs):
         if self.eager is not None and get_recorder() is None and kernel_observer() is None:
@@ -48,6 +52,28 @@ class CollectiveDef(OpDef):
 
     def new_generator(self, attrs: dict):
         return None
+
+    @property
+    def primitive(self) -> type:
+        """``ops.AllReduce`` and the rest: Primitive classes that try the eager path."""
+        if self._primitive is None:
+            doc = make_primitive_class(self).__doc__
+            self._primitive = type(self.name, (CollectivePrimitive,),
+                                   {"op": self, "__doc__": doc, "__module__": "ms_ops"})
+        return self._primitive
+
+
+class CollectivePrimitive(Primitive):
+    """A collective's Primitive: an unrecorded call takes the operator's eager path."""
+
+    def __call__(self, *inputs, **kwargs):
+        eager = self.op.eager_attrs
+        if eager is not None and not kwargs and get_recorder() is None and \
+                kernel_observer() is None:
+            out = eager(inputs, self.attrs)
+            if out is not NotImplemented:
+                return out
+        return Primitive.__call__(self, *inputs, **kwargs)
 
 
 def check_reduce_op(op) -> str:

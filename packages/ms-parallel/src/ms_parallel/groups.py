@@ -28,6 +28,9 @@ _LAUNCHER_VARS = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 
 _lock = threading.Lock()
 _groups: dict[str, Group] = {}
+# Callables specialised to a group (eager fast paths, keyed by the caller), dropped
+# whenever a group is registered or unregistered, so none outlives the group it captured.
+runners: dict = {}
 _sizes: dict[str, int] = {}  # every name ever created -> its size (plans key on the name)
 
 
@@ -51,6 +54,11 @@ class Group:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} rank {self.rank} of {self.size}>"
+
+    def allreduce_runner(self, op):
+        """``fn(x) -> a new array``: the allreduce of a C-contiguous x that MPI reads as
+        it is (no 16-bit floats), with ``op`` fixed (MPIGroup's has no per-call checks)."""
+        return lambda x: self.allreduce(x, op)
 
 
 class SelfGroup(Group):
@@ -145,6 +153,7 @@ def group(name: str = WORLD) -> Group:
             raise CommError("a collective ran before init(): this process was started by an "
                             "MPI launcher, so call microspore.communication.init() first")
         with _lock:
+            runners.clear()
             return _groups.setdefault(WORLD, SelfGroup())
     raise CommError(f"unknown communication group {name!r}; known groups: "
                     f"{', '.join(sorted(_groups)) or 'none (call init() first)'}")
@@ -159,10 +168,12 @@ def register(g: Group) -> None:
                             "on the name); choose another name")
         _groups[g.name] = g
         _sizes[g.name] = g.size
+        runners.clear()
 
 
 def unregister(name: str) -> Group | None:
     with _lock:
+        runners.clear()
         return _groups.pop(name, None)
 
 

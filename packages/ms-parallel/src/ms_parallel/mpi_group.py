@@ -75,6 +75,17 @@ class MPIGroup(Group):
         out[...] = _back(result, x.dtype)
         return out
 
+    def allreduce_runner(self, op):
+        allreduce, mpi_op, results = self.comm.Allreduce, self._op[op], self._results
+        empty, min_bytes = np.empty, results.min_bytes
+
+        def run(x):
+            out = empty(x.shape, x.dtype) if x.nbytes < min_bytes else results.like(x)
+            allreduce(x, out, mpi_op)
+            return out
+
+        return run
+
     def iallreduce(self, x, op):
         """Start an allreduce; ``.wait()`` on the result returns the reduced array."""
         return _Pending(self.comm, _send_buf(x), self._op[op], x.dtype)

@@ -37,6 +37,8 @@ xs = every((3, 2))
 reduce_np = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
 for op, fn in reduce_np.items():
     close(AllReduce(Tensor(xs[r]), op), fn(np.stack(xs), axis=0), f"AllReduce {op}")
+    close(AllReduce.primitive(op)(Tensor(xs[r])), fn(np.stack(xs), axis=0),
+          f"ops.AllReduce({op!r})")
 for dt, tol in ((np.float32, 1e-6), (np.int32, 0), (np.float16, 1e-2)):
     ys = [np.round(v * 10).astype(dt) for v in every((5,))]
     out = AllReduce(Tensor(ys[r]))
