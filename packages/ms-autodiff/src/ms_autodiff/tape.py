@@ -20,7 +20,7 @@ import threading
 from ms_autodiff.ready import gradient_ready_callback
 from ms_autodiff.recording import get_recorder, set_recorder, thread_state
 from ms_ops import needing
-from ms_ops.defs import arithmetic, array_create
+from ms_ops.defs import arithmetic, array_create, complex_ops
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor, array_of, node_of, set_node, wrap
 
@@ -297,6 +297,8 @@ def _run_bprop(node, outs, douts, grads) -> None:
         if array_of(g).shape != array_of(v).shape:
             raise RuntimeError(f"{op.name}: gradient rule returned shape {g.shape} for an "
                                f"input of shape {v.shape}")
+        if g.dtype.kind == "c" and v.dtype.kind != "c":
+            g = complex_ops.Real(g)  # a real input's gradient is real (as in PyTorch)
         _accumulate(grads, parent, g)
 
 

@@ -15,6 +15,7 @@ import threading
 import numpy as np
 
 from ms_autodiff.api import grad
+from ms_ops.defs import complex_ops
 from ms_ops.opdef import TENSOR
 from ms_tensor.tensor import Tensor
 
@@ -26,35 +27,50 @@ def _as_tuple(x):
 
 
 def _is_float(t) -> bool:
-    return isinstance(t, Tensor) and t.asnumpy().dtype.kind == "f"
+    """Float or complex: an output or input that has a derivative."""
+    return isinstance(t, Tensor) and t.asnumpy().dtype.kind in "fc"
 
 
 def _weights_for(outs, rng):
-    """A fixed random cotangent for every float output (None for bool/int ones)."""
-    return [rng.standard_normal(o.shape) if _is_float(o) else None for o in outs]
+    """A fixed random cotangent for every float or complex output (None for bool/int).
+
+    A complex output ``o`` with weight ``w`` adds ``Re(o * conj(w))`` to the objective,
+    so its real and imaginary parts are both weighted."""
+    weights = []
+    for o in outs:
+        w = rng.standard_normal(o.shape) if _is_float(o) else None
+        if w is not None and o.asnumpy().dtype.kind == "c":
+            w = w + 1j * rng.standard_normal(o.shape)
+        weights.append(w)
+    return weights
 
 
 def _objective_value(fn, xs, weights) -> float:
     outs = _as_tuple(fn(*[Tensor(x) for x in xs]))
-    return sum(float(np.sum(o.asnumpy().astype(np.float64) * w))
+    return sum(float(np.sum(np.real(o.asnumpy().astype(np.complex128) * np.conj(w))))
                for o, w in zip(outs, weights) if w is not None)
 
 
 def numeric_grad(fn, xs, weights, eps=1e-6) -> list:
-    """d/dxs of ``sum(fn(*xs)[k] * weights[k])`` by central differences (float64)."""
+    """d/dxs of ``sum(fn(*xs)[k] * weights[k])`` by central differences (float64).
+
+    For a complex input the result is ``dL/dRe + i dL/dIm``: MindSpore's and PyTorch's
+    convention for the gradient of a real function of a complex tensor."""
     grads = []
     for i, base in enumerate(xs):
-        g = np.zeros(base.shape)
+        steps = (eps, 1j * eps) if base.dtype.kind == "c" else (eps,)
+        g = np.zeros(base.shape, dtype=base.dtype if base.dtype.kind == "c" else np.float64)
         flat = g.reshape(-1)
         for j in range(base.size):
-            values = []
-            for sign in (1.0, -1.0):
-                probe = base.copy().reshape(-1)
-                probe[j] += sign * eps
-                args = list(xs)
-                args[i] = probe.reshape(base.shape)
-                values.append(_objective_value(fn, args, weights))
-            flat[j] = (values[0] - values[1]) / (2 * eps)
+            for step in steps:
+                values = []
+                for sign in (1.0, -1.0):
+                    probe = base.copy().reshape(-1)
+                    probe[j] += sign * step
+                    args = list(xs)
+                    args[i] = probe.reshape(base.shape)
+                    values.append(_objective_value(fn, args, weights))
+                flat[j] += (values[0] - values[1]) / (2 * eps) * (step / eps)
         grads.append(g)
     return grads
 
@@ -66,12 +82,15 @@ def _tape_grads(fn, xs, weights) -> list:
         total = None
         for o, w in zip(_as_tuple(fn(*ts)), weights):
             if w is not None:
-                term = (o * Tensor(w)).sum()
+                term = (o * Tensor(np.conj(w))).sum()
+                if np.iscomplexobj(w):
+                    term = complex_ops.Real(term)
                 total = term if total is None else total + term
         return total
 
     got = grad(objective, grad_position=tuple(range(len(xs))))(*[Tensor(x) for x in xs])
-    return [np.asarray(g.asnumpy(), dtype=np.float64) for g in got]
+    return [np.asarray(g.asnumpy(), dtype=np.complex128 if x.dtype.kind == "c" else np.float64)
+            for g, x in zip(got, xs)]
 
 
 def check_grad(fn, *arrays, rtol=1e-5, atol=1e-7, eps=1e-6, seed=0, name=None,
@@ -86,7 +105,8 @@ def check_grad(fn, *arrays, rtol=1e-5, atol=1e-7, eps=1e-6, seed=0, name=None,
     """
     name = name or getattr(fn, "__name__", "fn")
     labels = input_names or [f"input {i}" for i in range(len(arrays))]
-    xs = [np.array(a, dtype=np.float64) for a in arrays]
+    xs = [np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+          for a in arrays]
     outs = _as_tuple(fn(*[Tensor(x) for x in xs]))
     weights = _weights_for(outs, np.random.default_rng(seed))
     assert any(w is not None for w in weights), f"{name}: no float output to differentiate"
@@ -142,7 +162,7 @@ def _check_sample(op, args, attrs, rng, name, rtol, atol, eps) -> bool:
             "that finite differences see one function"
     positions = [i for i, v in enumerate(args)
                  if i < len(op.inputs) and op.inputs[i].kind == TENSOR
-                 and isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                 and isinstance(v, np.ndarray) and v.dtype.kind in "fc"
                  and op.inputs[i].name not in op.nondiff_inputs]
 
     def fn(*ts):

@@ -58,3 +58,13 @@ def sum_to(dout: Tensor, shape: tuple) -> Tensor:
 def grad_for(v, g):
     """``g`` for a tensor input; ``None`` for a Python scalar, which takes no gradient."""
     return g if isinstance(v, Tensor) else None
+
+
+def conj(v):
+    """``conj(v)`` for a complex tensor, ``v`` otherwise: the rules of products take the
+    conjugate of the other factor (the gradient convention of ``complex_ops``)."""
+    if isinstance(v, Tensor) and v.dtype.kind == "c":
+        from ms_ops.defs.complex_ops import Conj  # complex_ops builds on arithmetic
+
+        return Conj(v)
+    return v

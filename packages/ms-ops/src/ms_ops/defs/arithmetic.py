@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ms_ops.defs import array, comparison, math_unary
+from ms_ops.defs._grad_util import conj as _conj
 from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
 from ms_ops.infer import elementwise
 from ms_ops.opdef import ALL, FLOATS, NUMBERS, Arg, OpDef, functional
@@ -21,6 +22,7 @@ from ms_tensor.tensor import Tensor
 _XY = (Arg("x"), Arg("y"))
 _UNARY = (Arg("x"),)
 _REAL = NUMBERS | {mstype.bool_}
+_SIGNED = NUMBERS | {mstype.complex64, mstype.complex128}  # Sub, Neg, Div take complex too
 
 
 # Integer division and powers, logs and roots meet zero and negative inputs by design;
@@ -144,10 +146,10 @@ def add_bprop(x, y, out, dout):
 Add.samples(_binary)
 
 
-Sub = OpDef("Sub", _XY, infer=elementwise(NUMBERS), promote="common",
+Sub = OpDef("Sub", _XY, infer=elementwise(_SIGNED), promote="common",
             doc="x - y, elementwise, with broadcasting.",
             functional=("sub", "subtract"), methods=("__sub__", "sub"))
-Sub.kernel("CPU", dtypes=NUMBERS, out=True)(np.subtract)
+Sub.kernel("CPU", dtypes=_SIGNED, out=True)(np.subtract)
 
 
 @Sub.bprop
@@ -167,8 +169,8 @@ Mul.kernel("CPU", dtypes=ALL, out=True)(np.multiply)
 
 @Mul.bprop
 def mul_bprop(x, y, out, dout):
-    return (grad_for(x, sum_to(Mul(dout, y), shape_of(x))),
-            grad_for(y, sum_to(Mul(dout, x), shape_of(y))))
+    return (grad_for(x, sum_to(Mul(dout, _conj(y)), shape_of(x))),
+            grad_for(y, sum_to(Mul(dout, _conj(x)), shape_of(y))))
 
 
 Mul.samples(_binary)
@@ -179,7 +181,7 @@ Div = OpDef("Div", _XY, infer=elementwise(), promote="float",
             functional="true_divide", methods=("__truediv__", "true_divide"))
 
 
-@Div.kernel("CPU", dtypes=NUMBERS, out=True)
+@Div.kernel("CPU", dtypes=_SIGNED, out=True)
 def _true_divide(x, y, out=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.true_divide(x, y, out=out)
@@ -187,9 +189,9 @@ def _true_divide(x, y, out=None):
 
 @Div.bprop
 def div_bprop(x, y, out, dout):
-    dx = Div(dout, y)
+    dx = Div(dout, _conj(y))
     return (grad_for(x, sum_to(dx, shape_of(x))),
-            grad_for(y, sum_to(Neg(Mul(dx, out)), shape_of(y))))
+            grad_for(y, sum_to(Neg(Mul(dx, _conj(out))), shape_of(y))))
 
 
 @Div.samples
@@ -198,9 +200,9 @@ def _nonzero_divisor(rng):
         yield (rng.standard_normal(xs), _signed(rng, ys)), {}
 
 
-Neg = OpDef("Neg", (Arg("x"),), infer=elementwise(NUMBERS), promote="common",
+Neg = OpDef("Neg", (Arg("x"),), infer=elementwise(_SIGNED), promote="common",
             doc="-x, elementwise.", functional=("neg", "negative"), methods=("__neg__", "neg"))
-Neg.kernel("CPU", dtypes=NUMBERS, out=True)(np.negative)
+Neg.kernel("CPU", dtypes=_SIGNED, out=True)(np.negative)
 
 
 @Neg.bprop
