@@ -127,7 +127,8 @@ def test_dataset_graph_goes_to_the_lineage_and_its_table(tmp_path, lenet):
 @pytest.mark.parametrize("kwargs, error, match", [
     ({"collect_freq": 0}, ValueError, "collect_freq"),
     ({"collect_specified_data": {"collect_everything": True}}, ValueError, "unknown"),
-    ({"collect_specified_data": {"collect_landscape": {"x": 1}}}, ValueError, "not supported"),
+    ({"collect_specified_data": {"collect_landscape": {"x": 1}}}, ValueError,
+         "unknown collect_landscape keys"),
     ({"collect_specified_data": {"histogram_regular": "("}}, ValueError, "regular expression"),
     ({"custom_lineage_data": {"a": [1]}}, TypeError, "custom_lineage_data"),
 ])

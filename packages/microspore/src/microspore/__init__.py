@@ -105,7 +105,8 @@ _NAMES = {
     # MindRecord files (ms-data)
     **dict.fromkeys(("FileWriter", "FileReader"), "microspore.mindrecord"),
     # summaries and the profiler (ms-insight)
-    **dict.fromkeys(("SummaryRecord", "SummaryCollector", "Profiler"), "ms_insight"),
+    **dict.fromkeys(("SummaryRecord", "SummaryCollector", "Profiler", "SummaryLandscape",
+                     "FlopsUtilizationCollector"), "ms_insight"),
     # export to MINDIR / ONNX and loading a MINDIR graph (ms-lite)
     "export": "ms_lite.export", "load": "ms_lite.export",
     # data sink (ms-nn's device queue and GetNext)

@@ -2,18 +2,22 @@
 a dashboard, the profiler.
 
 The public names load on first use (``import ms_insight`` imports no tensorboard):
-``SummaryRecord``, ``SummaryCollector``, ``Profiler``, ``progress``.
+``SummaryRecord``, ``SummaryCollector``, ``SummaryLandscape``, ``Profiler``,
+``FlopsUtilizationCollector``, ``progress``.
 """
 
 import importlib
 
 __version__ = "0.1.0"
-__all__ = ["SummaryRecord", "SummaryCollector", "Profiler", "progress"]
+__all__ = ["SummaryRecord", "SummaryCollector", "SummaryLandscape", "Profiler",
+           "FlopsUtilizationCollector", "progress"]
 
 _LAZY = {
     "SummaryRecord": "ms_insight.summary.record",
     "SummaryCollector": "ms_insight.summary.collector",
+    "SummaryLandscape": "ms_insight.landscape",
     "Profiler": "ms_insight.profiler",
+    "FlopsUtilizationCollector": "ms_insight.flops",
     "progress": "ms_insight.progress_bar",
 }
 

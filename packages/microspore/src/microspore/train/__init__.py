@@ -12,6 +12,7 @@ __getattr__, __dir__ = forward(
                           "ms_nn.train.metrics", "ms_nn.train.checkpoint", "ms_nn.amp",
                           "ms_nn.train.checkpoint_tools"),
     names={"SummaryRecord": "ms_insight", "SummaryCollector": "ms_insight",
+           "SummaryLandscape": "ms_insight", "FlopsUtilizationCollector": "ms_insight",
            "export": "ms_lite.export", "load": "ms_lite.export"},
     submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager",
                 "summary", "amp", "dataset_helper"))

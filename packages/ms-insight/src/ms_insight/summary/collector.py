@@ -50,8 +50,11 @@ class SummaryCollector(Callback):
             ``histogram_regular`` (a regex of parameter names whose histograms are
             recorded; default: the first five trainable parameters; ``""``: none),
             ``collect_dataset_graph`` (the training dataset's pipeline, into the
-            lineage: ``ms_insight.lineage.dataset_graph``). ``collect_landscape`` must
-            stay off (not supported). Unknown keys raise ValueError.
+            lineage: ``ms_insight.lineage.dataset_graph``), ``collect_landscape`` (a dict:
+            the backbone's checkpoints at the steps/epochs of its ``intervals`` and
+            ``ckpt_dir/train_metadata.json`` for ``SummaryLandscape``; keys and defaults
+            as MindSpore's, ``ms_insight.landscape.metadata``). Unknown keys raise
+            ValueError.
         keep_default_action: with ``collect_specified_data``, whether the other parts
             keep their defaults (True) or are off (False).
         custom_lineage_data: a dict of your own lineage fields (numbers and strings).
@@ -97,6 +100,8 @@ class SummaryCollector(Callback):
         self._last_loss = None
         self._last_step = 0
         self._cb = None  # the training run's cb_params, from its end to __exit__
+        landscape = self._what["collect_landscape"]
+        self._landscape = None if not landscape else _Landscape(summary_dir, landscape)
 
     @staticmethod
     def _settings(given, keep_default: bool) -> dict:
@@ -109,8 +114,10 @@ class SummaryCollector(Callback):
         if unknown:
             raise ValueError(f"SummaryCollector: unknown collect_specified_data keys "
                              f"{unknown}; known: {sorted(_DEFAULTS)}")
-        if given.get("collect_landscape"):
-            raise ValueError("SummaryCollector: collect_landscape is not supported")
+        if given.get("collect_landscape") is not None:
+            from ms_insight.landscape.metadata import check
+
+            check(given["collect_landscape"], "SummaryCollector")
         what = dict(_DEFAULTS) if keep_default else \
             {k: (None if k == "histogram_regular" else False) for k in _DEFAULTS}
         if not keep_default and "histogram_regular" not in given:
@@ -171,6 +178,8 @@ class SummaryCollector(Callback):
         cb = run_context.original_args()
         step = cb.cur_step_num
         self._last_step = step
+        if self._landscape is not None:
+            self._landscape.at(cb, "step", step)
         loss = loss_value(cb.get("net_outputs"))
         if loss is not None:
             self._last_loss = loss
@@ -250,12 +259,16 @@ class SummaryCollector(Callback):
 
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
+        if self._landscape is not None:
+            self._landscape.at(cb, "epoch", cb.cur_epoch_num)
         metrics = cb.get("metrics")  # Model.fit's validation results
         if metrics and self._what["collect_metric"]:
             self._record_metrics(metrics, cb.cur_step_num)
 
     def on_train_end(self, run_context):
         self._cb = run_context.original_args()
+        if self._landscape is not None:
+            self._landscape.end(self._cb)
         if self._record is not None and self._what["collect_train_lineage"]:
             update_lineage(self._record.log_dir, {
                 "train_loss": self._last_loss,
@@ -295,6 +308,42 @@ class SummaryCollector(Callback):
                 update_lineage(self._record.log_dir, {"checkpoint": ckpt})
         self._record.close()
         self._record = None
+
+
+class _Landscape:
+    """``collect_landscape``: the backbone's checkpoints at the intervals' steps (or
+    epochs), and at the end the metadata ``SummaryLandscape`` reads."""
+
+    def __init__(self, summary_dir, settings: dict):
+        from ms_insight.landscape.metadata import DEFAULTS
+
+        self.settings = {**DEFAULTS, **settings}
+        self.dir = os.path.join(os.path.realpath(os.fspath(summary_dir)), "ckpt_dir")
+        os.makedirs(self.dir, exist_ok=True)
+        self.groups = {str(i): list(g) for i, g in enumerate(self.settings["intervals"])}
+        self.wanted = {n for g in self.groups.values() for n in g}
+        self.files: dict[str, str] = {}
+
+    def at(self, cb, unit: str, number: int) -> None:
+        if unit != self.settings["unit"] or number not in self.wanted:
+            return
+        from ms_insight.landscape.metadata import backbone_of, checkpoint_path
+        from ms_nn.train.checkpoint import save_checkpoint
+
+        net = backbone_of(cb)
+        path = checkpoint_path(self.dir, net, number, unit)
+        save_checkpoint(net, path)
+        self.files[str(number)] = path
+
+    def end(self, cb) -> None:
+        from ms_insight.landscape.metadata import write
+
+        s = self.settings
+        write(self.dir, {"epoch_group": self.groups, "model_params_file_map": self.files,
+                         "step_per_epoch": int(cb.get("batch_num") or 0), "unit": s["unit"],
+                         "num_samples": s["num_samples"],
+                         "landscape_size": s["landscape_size"],
+                         "create_landscape": s["create_landscape"]})
 
 
 def _number(v):
