@@ -67,6 +67,7 @@ _LAZY = {
     "ManifestDataset": "ms_data.sources.manifest",
     "LineReader": "ms_data.utils",
     "utils": "ms_data.utils",
+    **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),
     "DSCallback": "ms_data.callback",
     "WaitedDSCallback": "ms_data.callback",
     "DebugHook": "ms_data.debug",

@@ -74,8 +74,18 @@ class MappableDataset(SourceDataset):
         if new_sampler is None:
             raise TypeError("use_sampler: new_sampler must not be None")
         self.sampler = select_sampler(None, None, new_sampler, None, None)
+        self._record_sampler()
 
     def add_sampler(self, new_sampler) -> None:
         """Sample with ``new_sampler`` from what the current sampler picks."""
         new_sampler.add_child(self.sampler)
         self.sampler = new_sampler
+        self._record_sampler()
+
+    def _record_sampler(self) -> None:
+        """Make the recorded constructor call (``ds.serialize``) use the new sampler."""
+        call = self.__dict__.get("_init_call")
+        if call is not None:
+            kwargs = {k: v for k, v in call[1].items()
+                      if k not in ("shuffle", "num_samples", "num_shards", "shard_id")}
+            self.__dict__["_init_call"] = (call[0], {**kwargs, "sampler": self.sampler})

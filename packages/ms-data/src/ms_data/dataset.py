@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ms_data import config
+from ms_data._recorded import Recorded
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -65,7 +66,7 @@ class EpochContext:
         return self.resources.pool(owner, kind, workers, fn)
 
 
-class Dataset:
+class Dataset(Recorded):
     """A dataset pipeline node (MindSpore's ``mindspore.dataset.Dataset``)."""
 
     def __init__(self, children=(), num_parallel_workers: int | None = None):
@@ -252,3 +253,8 @@ class Dataset:
 
     def __iter__(self):
         return iter(self.create_tuple_iterator(num_epochs=1))
+
+    def to_json(self, filename=""):
+        """The pipeline's description (``ds.serialize``), also written to ``filename``."""
+        from ms_data.serializer import serialize
+        return serialize(self, filename)

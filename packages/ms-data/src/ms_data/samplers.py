@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ms_data import config
+from ms_data._recorded import Recorded
 
 __all__ = [
     "BuiltinSampler", "Sampler", "IterSampler", "PKSampler", "SequentialSampler",
@@ -34,7 +35,7 @@ def _limit(n: int, num_samples: int | None) -> int:
     return n if num_samples is None else min(n, num_samples)
 
 
-class BuiltinSampler:
+class BuiltinSampler(Recorded):
     """Base of all samplers: ``indices(length, ctx)``, ``get_num_samples(length)``, a child."""
 
     num_samples: int | None = None

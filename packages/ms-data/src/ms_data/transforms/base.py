@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_data._recorded import Recorded
+
 __all__ = ["TensorOperation", "PyFunc", "as_operation", "row_rng", "to_array"]
 
 
@@ -47,7 +49,7 @@ def row_rng() -> np.random.Generator:
     return np.random.default_rng(None if seed == config._DEFAULT_SEED else seed)
 
 
-class TensorOperation:
+class TensorOperation(Recorded):
     """Base of every data operation (MindSpore's ``TensorOperation``)."""
 
     is_random = False
