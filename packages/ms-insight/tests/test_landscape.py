@@ -147,3 +147,16 @@ def test_epoch_unit_saves_at_epoch_ends(tmp_path):
     meta = json.loads((tmp_path / "ckpt_dir" / "train_metadata.json").read_text())
     assert sorted(meta["model_params_file_map"]) == ["1", "2", "3"]
     assert meta["model_params_file_map"]["3"].endswith("Dense_3_epoch.ckpt")
+
+
+def test_collected_by_default_as_in_mindspore(tmp_path):
+    net = _net()
+    model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.02))
+    model.train(1, _BATCHES[:3], callbacks=[SummaryCollector(tmp_path / "on")])
+    meta = json.loads((tmp_path / "on" / "ckpt_dir" / "train_metadata.json").read_text())
+    assert meta["epoch_group"] == {"0": list(range(1, 10)), "1": list(range(10, 20))}
+    assert sorted(meta["model_params_file_map"]) == ["1", "2", "3"]
+    assert meta["landscape_size"] == 40 and meta["num_samples"] == 2048
+    model.train(1, _BATCHES[:3], callbacks=[SummaryCollector(
+        tmp_path / "off", collect_specified_data={"collect_landscape": None})])
+    assert not (tmp_path / "off" / "ckpt_dir").exists()

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from ms_insight.landscape import metadata as landscape_metadata
 from ms_insight.lineage import update_lineage
 from ms_insight.lineage.dataset_graph import dataset_graph
 from ms_insight.summary.collect_info import dataset_info, learning_rate, network_name
@@ -29,7 +30,8 @@ __all__ = ["SummaryCollector"]
 _DEFAULTS = {"collect_metric": True, "collect_graph": True, "collect_train_lineage": True,
              "collect_eval_lineage": True, "collect_input_data": True,
              "collect_dataset_graph": True, "histogram_regular": None,
-             "collect_landscape": None}
+             # MindSpore's default: checkpoints at steps 1-19 for SummaryLandscape
+             "collect_landscape": landscape_metadata.DEFAULTS}
 _MAX_HISTOGRAMS = 5  # MindSpore's default without histogram_regular: the first five weights
 
 
@@ -53,7 +55,8 @@ class SummaryCollector(Callback):
             lineage: ``ms_insight.lineage.dataset_graph``), ``collect_landscape`` (a dict:
             the backbone's checkpoints at the steps/epochs of its ``intervals`` and
             ``ckpt_dir/train_metadata.json`` for ``SummaryLandscape``; keys and defaults
-            as MindSpore's, ``ms_insight.landscape.metadata``). Unknown keys raise
+            as MindSpore's, ``ms_insight.landscape.metadata``; on by default, as in
+            MindSpore: the checkpoints of steps 1-19; None: off). Unknown keys raise
             ValueError.
         keep_default_action: with ``collect_specified_data``, whether the other parts
             keep their defaults (True) or are off (False).
@@ -115,9 +118,7 @@ class SummaryCollector(Callback):
             raise ValueError(f"SummaryCollector: unknown collect_specified_data keys "
                              f"{unknown}; known: {sorted(_DEFAULTS)}")
         if given.get("collect_landscape") is not None:
-            from ms_insight.landscape.metadata import check
-
-            check(given["collect_landscape"], "SummaryCollector")
+            landscape_metadata.check(given["collect_landscape"], "SummaryCollector")
         what = dict(_DEFAULTS) if keep_default else \
             {k: (None if k == "histogram_regular" else False) for k in _DEFAULTS}
         if not keep_default and "histogram_regular" not in given:
@@ -315,9 +316,7 @@ class _Landscape:
     epochs), and at the end the metadata ``SummaryLandscape`` reads."""
 
     def __init__(self, summary_dir, settings: dict):
-        from ms_insight.landscape.metadata import DEFAULTS
-
-        self.settings = {**DEFAULTS, **settings}
+        self.settings = {**landscape_metadata.DEFAULTS, **settings}
         self.dir = os.path.join(os.path.realpath(os.fspath(summary_dir)), "ckpt_dir")
         os.makedirs(self.dir, exist_ok=True)
         self.groups = {str(i): list(g) for i, g in enumerate(self.settings["intervals"])}
@@ -327,23 +326,20 @@ class _Landscape:
     def at(self, cb, unit: str, number: int) -> None:
         if unit != self.settings["unit"] or number not in self.wanted:
             return
-        from ms_insight.landscape.metadata import backbone_of, checkpoint_path
         from ms_nn.train.checkpoint import save_checkpoint
 
-        net = backbone_of(cb)
-        path = checkpoint_path(self.dir, net, number, unit)
+        net = landscape_metadata.backbone_of(cb)
+        path = landscape_metadata.checkpoint_path(self.dir, net, number, unit)
         save_checkpoint(net, path)
         self.files[str(number)] = path
 
     def end(self, cb) -> None:
-        from ms_insight.landscape.metadata import write
-
         s = self.settings
-        write(self.dir, {"epoch_group": self.groups, "model_params_file_map": self.files,
-                         "step_per_epoch": int(cb.get("batch_num") or 0), "unit": s["unit"],
-                         "num_samples": s["num_samples"],
-                         "landscape_size": s["landscape_size"],
-                         "create_landscape": s["create_landscape"]})
+        landscape_metadata.write(self.dir, {
+            "epoch_group": self.groups, "model_params_file_map": self.files,
+            "step_per_epoch": int(cb.get("batch_num") or 0), "unit": s["unit"],
+            "num_samples": s["num_samples"], "landscape_size": s["landscape_size"],
+            "create_landscape": s["create_landscape"]})
 
 
 def _number(v):
