@@ -9,17 +9,22 @@ their workers at exit, which hung forever on a user function that never returns.
 A process pool sends each task to an idle worker over its own pipe and watches every busy
 worker's process sentinel: a worker that dies (killed, segfault, ``os._exit``) fails its
 task with an error naming the exit code instead of leaving the pipeline waiting. Workers
-ignore SIGINT, so Ctrl-C reaches only the main process, which then stops them.
+ignore SIGINT, so Ctrl-C reaches only the main process, which then stops them. With the
+watchdog (``ds.config.set_enable_watchdog``, on by default) a worker whose main process
+died without stopping it (SIGKILL) exits by itself; a task that runs longer than
+``ds.config.get_multiprocessing_timeout_interval()`` seconds gets a warning each interval.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import queue
 import signal
 import threading
 import time
 import traceback
+import warnings
 from collections import deque
 from multiprocessing.connection import wait
 
@@ -27,6 +32,7 @@ __all__ = ["Task", "ThreadPool", "ProcessPool", "PoolClosed", "WorkerDied"]
 
 _JOIN_BUDGET = 0.25  # seconds shutdown waits for workers that are about to finish
 _FINISH = threading.Lock()
+_WATCHDOG_PERIOD = 0.5  # seconds between a worker's checks that its main process lives
 
 
 class PoolClosed(RuntimeError):
@@ -129,9 +135,18 @@ class ThreadPool:
             _join_all(self._threads, time.monotonic() + _JOIN_BUDGET)
 
 
-def _serve(conn, fn) -> None:
+def _watch(parent: int) -> None:
+    """Exit this worker once its main process is gone (it is then re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(_WATCHDOG_PERIOD)
+    os._exit(0)
+
+
+def _serve(conn, fn, watchdog_parent: int | None = None) -> None:
     """A worker process: run ``fn`` on each item received, send back the result or error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
+    if watchdog_parent is not None:
+        threading.Thread(target=_watch, args=(watchdog_parent,), daemon=True).start()
     while True:
         try:
             item = conn.recv()
@@ -172,8 +187,10 @@ class ProcessPool:
     may come from any thread.
     """
 
-    def __init__(self, fn, workers: int, context):
+    def __init__(self, fn, workers: int, context, watchdog: bool = False,
+                 warn_after: float | None = None):
         self.workers = workers
+        self.warn_after = warn_after
         self.closed = False
         self._backlog: deque[Task] = deque()
         self._lock = threading.Lock()
@@ -181,8 +198,9 @@ class ProcessPool:
         try:
             for i in range(workers):
                 parent, child = context.Pipe()
-                process = context.Process(target=_serve, args=(child, fn), daemon=True,
-                                          name=f"ms_data_worker_{i}")
+                process = context.Process(
+                    target=_serve, args=(child, fn, os.getpid() if watchdog else None),
+                    daemon=True, name=f"ms_data_worker_{i}")
                 process.start()
                 child.close()
                 self._workers.append(_Worker(process, parent))
@@ -222,7 +240,17 @@ class ProcessPool:
         task.finish(error=PoolClosed("cancelled"))
 
     def result(self, task: Task):
+        start = time.monotonic()
+        warned = 0
         while not task.done.is_set():
+            waited = time.monotonic() - start
+            if self.warn_after is not None and waited >= (warned + 1) * self.warn_after:
+                warned += 1
+                pids = [w.process.pid for w in self._workers if w.task is not None]
+                warnings.warn(f"ms_data: the main process has waited {waited:.0f} s for a "
+                              f"worker process (pids {pids}); its operation may hang "
+                              f"(ds.config.set_multiprocessing_timeout_interval)",
+                              RuntimeWarning, stacklevel=2)
             if self.closed:
                 raise PoolClosed("the worker pool was shut down")
             busy = [w for w in self._workers if w.task is not None]

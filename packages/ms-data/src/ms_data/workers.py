@@ -87,7 +87,9 @@ def _process_pool(owner, fn: Callable, workers: int) -> ProcessPool:
                 f"({type(exc).__name__}: {exc}). Define it at module level, or use "
                 f"ds.config.set_multiprocessing_start_method('fork'), or "
                 f"python_multiprocessing=False.") from None
-    return ProcessPool(fn, workers, multiprocessing.get_context(method))
+    return ProcessPool(fn, workers, multiprocessing.get_context(method),
+                       watchdog=config.get_enable_watchdog(),
+                       warn_after=config.get_multiprocessing_timeout_interval())
 
 
 class Resources:
