@@ -77,9 +77,9 @@ def _forward_backward(lp, labels, blank, merge_repeated=True):
 
 def _attach(x, loss, grad):
     """``loss`` (constant) whose gradient with respect to ``x`` (T, N, C) is ``grad``."""
-    g = Tensor(grad.astype(np.float32)).astype(x.dtype)
+    g = Tensor(grad).astype(x.dtype)
     link = ops.sum(x * g, (0, 2))
-    return Tensor(loss.astype(np.float32)).astype(x.dtype) + link - ops.stop_gradient(link)
+    return Tensor(loss).astype(x.dtype) + link - ops.stop_gradient(link)
 
 
 def _ints(name, what, t, shape=None):
