@@ -7,7 +7,10 @@ sums the micro-batches' losses, as MindSpore's does). Rank 0 prints
 Then the backbone, called on every rank (``Model.predict`` and a plain call), gives the
 single-process outputs: each stage's trained Parameters are broadcast from its rank first.
 
-usage: train_model_pipeline.py [--micro M] [--steps K]
+``--stages S`` (fewer than the ranks) also shards each stage's operators over its
+``ranks / S`` ranks: Megatron pairs, a column-parallel MatMul then a row-parallel one.
+
+usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S]
 """
 
 import argparse
@@ -27,19 +30,26 @@ from ms_tensor import Parameter, Tensor
 p = argparse.ArgumentParser()
 p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
+p.add_argument("--stages", type=int, default=0, help="pipeline stages (default: the ranks)")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
+stages = args.stages or n
+width = n // stages
 BATCH = 8
 
 
 class Linear(Cell):
-    def __init__(self, name, rows, cols, seed, relu=True):
+    def __init__(self, name, rows, cols, seed, relu=True, cut=None):
         super().__init__()
         rng = np.random.default_rng(seed)
         self.w = Parameter(Tensor((rng.standard_normal((rows, cols)) * 0.4).astype(np.float32)),
                            name=name)
         self.mm, self.relu, self.use_relu = MatMul(), ReLU(), relu
+        if cut == "column" and width > 1:
+            self.mm.shard(((1, 1), (1, width)))
+        elif cut == "row" and width > 1:
+            self.mm.shard(((1, width), (width, 1)))
 
     def construct(self, x):
         y = self.mm(x, self.w)
@@ -47,10 +57,10 @@ class Linear(Cell):
 
 
 def network():
-    cells = [Linear("w0", 6, 16, 0), Linear("w1", 16, 16, 1), Linear("w2", 16, 16, 2),
-             Linear("w3", 16, 3, 3, relu=False)]
+    cells = [Linear("w0", 6, 16, 0, cut="column"), Linear("w1", 16, 16, 1, cut="row"),
+             Linear("w2", 16, 16, 2, cut="column"), Linear("w3", 16, 3, 3, False, cut="row")]
     for i, c in enumerate(cells):
-        c.pipeline_stage = i * n // len(cells)
+        c.pipeline_stage = i * stages // len(cells)
     return PipelineCell(WithLossCell(SequentialCell(cells), MSELoss()), args.micro)
 
 
@@ -67,12 +77,16 @@ x = rng.standard_normal((BATCH * args.steps, 6)).astype(np.float32)
 y = rng.standard_normal((BATCH * args.steps, 3)).astype(np.float32)
 
 
+models = []
+
+
 def train():
     net = network()
     data = NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(BATCH)
     model = Model(net, optimizer=Momentum(net.trainable_params(), 0.05, 0.9))
     losses = Losses()
     model.train(1, data, callbacks=[losses], dataset_sink_mode=False)
+    models.append(model)
     backbone = net.network.backbone_network
     with model._whole_parameters():  # what Model.eval/predict hold
         predicted = Model(backbone).predict(Tensor(x[:5])).asnumpy()
@@ -80,9 +94,16 @@ def train():
 
 
 single, single_out = train()
-set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n, pipeline_stages=n)
+set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
+                          pipeline_stages=stages)
 piped, piped_out = train()
 reset_auto_parallel_context()
+pipe = models[-1].train_network._parallel_step.pipe
+if width > 1:  # the stage's Parameters hold this rank's slices (a width-th of each)
+    sizes = {"0.w": 96, "1.w": 256, "2.w": 256, "3.w": 48}  # SequentialCell names them
+    assert pipe.sharded is not None and len(pipe.params) == 4 // stages
+    for prm in pipe.params:
+        assert int(np.prod(prm.shape)) * width == sizes[prm.name], (prm.name, prm.shape)
 for a, b in zip(piped_out, single_out):
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 assert len(piped) == len(single) == args.steps, (piped, single)

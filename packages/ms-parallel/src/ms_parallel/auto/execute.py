@@ -36,10 +36,13 @@ class ShardedNet:
         plan: a ``Plan`` whose graph came from ``capture`` (its nodes carry their OpDefs).
         rank: this process's rank in the world of ``plan``'s device count.
         params: full arrays of the Parameters by name (the single-process initial values).
+        world: the world ranks of the plan's ranks ``0 .. n-1`` (a pipeline stage's), if
+            they are not those.
     """
 
-    def __init__(self, plan, rank: int, params: dict):
+    def __init__(self, plan, rank: int, params: dict, world=None):
         self.plan = plan
+        self.world = list(range(plan.model.n)) if world is None else list(world)
         self.graph = plan.graph
         self.n = plan.model.n
         self.rank = rank
@@ -82,9 +85,10 @@ class ShardedNet:
                     needed.append(g)
         for g in sorted(needed):
             if self.rank in g:
-                name = "auto-" + "-".join(map(str, g))
+                ranks = [self.world[r] for r in g]
+                name = "auto-" + "-".join(map(str, ranks))
                 try:
-                    create_group(name, list(g))
+                    create_group(name, ranks)
                 except ValueError as e:
                     if "already exists" not in str(e):
                         raise
@@ -101,6 +105,9 @@ class ShardedNet:
         for j, o in self.graph.outputs:
             out = self.layouts[j][1][o]
             yield from ((out.dev_matrix, (a,)) for a in sorted(out.partial))
+            whole = TensorLayout(out.dev_matrix, tuple(() for _ in out.tensor_map))
+            yield from self._steps_axes(out, whole, self.graph.nodes[j],
+                                        self.graph.nodes[j].spec.out_shapes[o])
         for lay in self.param_layout.values():
             used = {a for axes in lay.tensor_map for a in axes}
             yield lay.dev_matrix, tuple(a for a in range(len(lay.dev_matrix)) if a not in used)
@@ -119,9 +126,10 @@ class ShardedNet:
         return redistribute(x, src, dst, shape, self.rank, self._group, itemsize,
                             self.plan.model.topo)
 
-    def loss(self, *inputs):
+    def loss(self, *inputs, whole: bool = False):
         """This rank's forward pass; ``inputs`` are the full (global-batch) inputs, each
-        rank slicing what its first reader needs."""
+        rank slicing what its first reader needs. The output keeps its sliced dimensions
+        unless ``whole`` (then every rank gets all of it: a pipeline stage's output)."""
         values: dict[tuple, Tensor] = {}
         for j, node in enumerate(self.graph.nodes):
             ins, outs = self.layouts[j]
@@ -148,9 +156,9 @@ class ShardedNet:
             for o, t in enumerate(out if isinstance(out, tuple) else (out,)):
                 values[(j, o)] = t
         j, o = self.graph.outputs[0]
-        result = self._redistribute(values[(j, o)], self.layouts[j][1][o],
-                                    TensorLayout(self.layouts[j][1][o].dev_matrix,
-                                                 self.layouts[j][1][o].tensor_map),
+        out = self.layouts[j][1][o]
+        keep = tuple(() for _ in out.tensor_map) if whole else out.tensor_map
+        result = self._redistribute(values[(j, o)], out, TensorLayout(out.dev_matrix, keep),
                                     self.graph.nodes[j].spec.out_shapes[o],
                                     self.graph.nodes[j].itemsize)
         return result

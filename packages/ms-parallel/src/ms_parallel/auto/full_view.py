@@ -104,9 +104,11 @@ def attach(network, params: dict, whole) -> FullView:
     return view
 
 
-def sharded_whole(sharded) -> dict:
+def sharded_whole(sharded, group=None) -> dict:
     """Parameter name -> its whole value, from a ``ShardedNet``'s slices (one AllGather
-    over all ranks per Parameter, the pieces placed by their layouts)."""
+    over its ranks per Parameter, the pieces placed by their layouts). ``group``: the
+    communication group of its ranks, if they are not the world."""
+    from ms_parallel.groups import WORLD
     from ms_parallel.reduce_ops import AllGather
 
     shapes = sharded.graph.param_shapes()
@@ -114,8 +116,8 @@ def sharded_whole(sharded) -> dict:
     for name in sorted(sharded.param_layout):
         lay = sharded.param_layout[name]
         local = np.ascontiguousarray(sharded.params[name].asnumpy().reshape(-1))
-        pieces = AllGather(Tensor(local)).asnumpy().reshape(sharded.n, -1) if sharded.n > 1 \
-            else local.reshape(1, -1)
+        pieces = AllGather(Tensor(local), group or WORLD).asnumpy().reshape(sharded.n, -1) \
+            if sharded.n > 1 else local.reshape(1, -1)
         if name in sharded.parts:  # each slice is the parts of the ranks holding it
             _, slice_shape = sharded.parts[name]
             used = {a for axes in lay.tensor_map for a in axes}

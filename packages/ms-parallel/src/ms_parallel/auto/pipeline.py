@@ -40,7 +40,8 @@ class PipelineCell:
         stage: this rank's stage; ``stages``: how many (the ranks in the pipeline).
     """
 
-    def __init__(self, backbone, loss_fn, micro_size: int, stage: int, stages: int):
+    def __init__(self, backbone, loss_fn, micro_size: int, stage: int, stages: int,
+                 width: int = 1, local: int = 0, on_shard=None):
         cells = list(backbone.cells())
         marks = [getattr(c, "pipeline_stage", 0) for c in cells]
         if sorted(set(marks)) != list(range(stages)) or marks != sorted(marks):
@@ -51,6 +52,10 @@ class PipelineCell:
         self.marks = marks
         self.loss_fn, self.micro, self.stage, self.stages = loss_fn, micro_size, stage, stages
         self.params = [p for c in self.cells for p in c.trainable_params()]
+        # operator sharding inside the stage: ``width`` ranks per stage, this one ``local``
+        # among them; ``sharded`` (a ShardedNet) is made on the first step
+        self.width, self.local, self.on_shard = width, local, on_shard
+        self.sharded, self.shapes = None, {}
         # Cell.recompute() on every cell of the stage: keep each micro-batch's input only,
         # and run the stage again in its backward pass.
         self.recompute = all(c.__dict__.get("_recompute", False) for c in self.cells)
@@ -60,8 +65,19 @@ class PipelineCell:
             x = c(x)
         return x
 
+    def _peer(self, stage):
+        """The world rank of stage ``stage``'s rank at this rank's place in its stage."""
+        return stage * self.width + self.local
+
     def _boundary(self, micro_x):
-        """The shapes and dtype entering and leaving this stage (one local dry run)."""
+        """The shapes and dtype entering and leaving this stage (one local dry run, on the
+        first step: before the Parameters are sliced)."""
+        key = tuple(micro_x.shape)
+        if key not in self.shapes:
+            self.shapes[key] = self._dry_run(micro_x)
+        return self.shapes[key]
+
+    def _dry_run(self, micro_x):
         shapes, x = [], micro_x
         for s in range(self.stages):
             shapes.append(x.shape)
@@ -75,6 +91,7 @@ class PipelineCell:
         """One training step: ``(loss or None, gradients of self.params)``; the loss (the
         whole batch's) comes back on the last stage only."""
         from ms_parallel.p2p_ops import Receive, Send
+        from ms_parallel.reduce_ops import AllReduce
 
         n = x.shape[0]
         if n % self.micro:
@@ -86,10 +103,16 @@ class PipelineCell:
         in_shape, out_shape, dtype = self._boundary(xs[0])
         first, last = self.stage == 0, self.stage == self.stages - 1
         pending, grads, losses = {}, None, []
+        if self.width > 1 and self.sharded is None:  # planned on a sample of its input
+            self._shard(xs[0] if first else Tensor(np.zeros(in_shape, dtype.np)), ys[0], last)
 
         def forward(m, send=True):
-            inp = xs[m] if first else Receive(m, self.stage - 1, in_shape, dtype)
-            if last:
+            inp = xs[m] if first else Receive(m, self._peer(self.stage - 1), in_shape, dtype)
+            if self.sharded is not None:
+                def fn(a):  # the stage's operators on this rank's slices, output whole
+                    return self.sharded.loss(a, ys[m]) if last else \
+                        self.sharded.loss(a, whole=True)
+            elif last:
                 def fn(a):
                     return self.loss_fn(self._run(a), ys[m]) / float(self.micro)
             else:
@@ -101,14 +124,17 @@ class PipelineCell:
             if last:
                 losses.append(out)
             elif send:
-                Send(out, m, self.stage + 1)
+                Send(out, m, self._peer(self.stage + 1))
             pending[m] = (pull, out)
             return out
 
         def cotangent(m):
             out = pending[m][1]
-            return Tensor(np.ones(out.shape, out.dtype.np)) if last else \
-                Receive(_BACK + m, self.stage + 1, out_shape, dtype)
+            cot = Tensor(np.ones(out.shape, out.dtype.np)) if last else \
+                Receive(_BACK + m, self._peer(self.stage + 1), out_shape, dtype)
+            # sharded: each of the stage's ranks computes the whole output, and the ranks'
+            # shares of the objective add up to it (the slices' gradients are summed below)
+            return cot / float(self.width) if self.sharded is not None else cot
 
         def backward(m, cot):
             nonlocal grads
@@ -118,7 +144,10 @@ class PipelineCell:
             in_grads, w_grads = pull(cot)
             grads = list(w_grads) if grads is None else [a + b for a, b in zip(grads, w_grads)]
             if not first:
-                Send(in_grads[0], _BACK + m, self.stage - 1)
+                back = in_grads[0]
+                if self.sharded is not None:  # each rank read the input: sum their shares
+                    back = AllReduce(back, "sum", self.group)
+                Send(back, _BACK + m, self._peer(self.stage - 1))
 
         warm = min(self.stages - self.stage - 1, self.micro)
         for m in range(warm):
@@ -129,9 +158,57 @@ class PipelineCell:
             out = forward(warm + i, send=False)
             cot = cotangent(i)
             if not last:
-                Send(out, warm + i, self.stage + 1)
+                Send(out, warm + i, self._peer(self.stage + 1))
             backward(i, cot)
         for m in range(self.micro - warm, self.micro):
             backward(m, cotangent(m))
         loss = sum(losses[1:], losses[0]) if last else None
+        if self.sharded is not None:  # a slice's gradient, summed over the ranks holding it
+            grads = [self._replica_sum(p.name, g) for p, g in zip(self.params, grads)]
         return loss, grads
+
+    def _replica_sum(self, name, g):
+        from ms_parallel.reduce_ops import AllReduce
+
+        ranks = self.sharded.replica_ranks(name)
+        return AllReduce(g, "sum", self.sharded.group(ranks)) if len(ranks) > 1 else g
+
+    def _shard(self, x, y, last):
+        """Plan this stage's operators on its ``width`` ranks (the context's mode and
+        annotations), slice its Parameters in place (``on_shard`` slices the optimizer's
+        state alike) and make the stage's group."""
+        from ms_nn import Cell
+        from ms_parallel.auto.execute import ShardedNet
+        from ms_parallel.auto.graph import capture
+        from ms_parallel.auto.planner import plan_from_context
+        from ms_parallel.management import create_group
+
+        cells, loss_fn, micro = self.cells, self.loss_fn, float(self.micro)
+
+        class Stage(Cell):
+            def __init__(self):
+                super().__init__(auto_prefix=False)  # the Parameters keep their names
+                for i, c in enumerate(cells):  # held, so that capture sees their shards
+                    setattr(self, f"part{i}", c)
+                self.loss_fn = loss_fn
+
+            def construct(self, a, labels=None):
+                for c in cells:
+                    a = c(a)
+                return self.loss_fn(a, labels) / micro if last else a
+
+        stage = Stage()
+        graph = capture(stage, x, y) if last else capture(stage, x)
+        world = [self.stage * self.width + i for i in range(self.width)]
+        self.group = f"pipeline-stage-{self.stage}"
+        create_group(self.group, world)
+        by_name = {p.name: p for p in self.params}
+        sharded = ShardedNet(plan_from_context(graph, device_num=self.width), self.local,
+                             {k: p.asnumpy() for k, p in by_name.items()}, world=world)
+        if set(sharded.params) != set(by_name):
+            raise ValueError(f"PipelineCell: stage {self.stage}'s Parameters "
+                             f"{sorted(set(by_name) - set(sharded.params))} are not read by "
+                             "its operators")
+        self.on_shard(sharded, by_name)
+        self.params = [sharded.params[p.name] for p in self.params]
+        self.sharded = sharded

@@ -6,7 +6,13 @@ schedule (``ms_parallel.auto.pipeline``).
 As MindSpore's ``nn.PipelineCell``, the step's loss is the *sum* of the micro-batches'
 losses (and the gradients those of that sum); it is broadcast from the last stage, so every
 rank returns it. Each rank's optimizer sees its stage's gradients and zeros for the other
-stages' Parameters (which it does not use). Every stage reads the whole batch. Outside the
+stages' Parameters (which it does not use). Every stage reads the whole batch.
+
+With more ranks than stages (``width`` = ranks / stages per stage, stage ``s`` on ranks
+``s * width ..``), each stage's operators are also sharded over its ranks as in
+SEMI_AUTO/AUTO_PARALLEL (``shard`` annotations, data parallel by default): the stage's
+Parameters and their optimizer state hold slices, and the boundary activations are whole
+on every rank of a stage (rank ``i`` of a stage talks to rank ``i`` of the next). Outside the
 step, a call of the network or its cells (``Model.eval``/``predict``) first broadcasts each
 stage's Parameters from its rank (``ms_parallel.auto.full_view``): every rank computes with
 the trained values.
@@ -17,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_parallel.auto.full_view import attach
+from ms_parallel.auto.train import optimizer_state, slice_in_place
 from ms_tensor import Tensor
 
 __all__ = ["PipelineTrainStep"]
@@ -35,10 +42,10 @@ class PipelineTrainStep:
             raise ValueError(f"TrainOneStepCell with pipeline_stages={stages}: the network must "
                              f"be nn.PipelineCell(nn.WithLossCell(backbone, loss_fn), "
                              f"micro_size), got {type(network).__name__}")
-        if get_group_size() != stages:
+        if get_group_size() % stages:
             raise ValueError(f"TrainOneStepCell: pipeline_stages={stages} on "
-                             f"{get_group_size()} ranks; one rank per stage is supported "
-                             "(pipeline stages are not combined with operator sharding)")
+                             f"{get_group_size()} ranks; the rank count must be a multiple of "
+                             "the stage count")
         self.optimizer = optimizer
         self.sens = sens
         self.micro = network.micro_size
@@ -48,18 +55,26 @@ class PipelineTrainStep:
         if len(losses) != 1:
             raise ValueError("TrainOneStepCell with pipeline stages: the WithLossCell's loss "
                              "function must be a Cell (an nn loss)")
-        self.pipe = Stages(backbone, losses[0], self.micro, get_rank(), stages)
+        self.width = get_group_size() // stages  # ranks per stage, sharding its operators
+        stage, local = divmod(get_rank(), self.width)
+        self.pipe = Stages(backbone, losses[0], self.micro, stage, stages, self.width, local,
+                           on_shard=lambda sharded, by_name: slice_in_place(
+                               sharded, by_name, optimizer_state(optimizer)))
         # eval / predict / a call of the backbone: every stage's Parameters, current
         params = {p.name: p for c in self.pipe.all_cells for p in c.get_parameters()}
         self.full_view = attach(network, params, self._whole)
 
     def _whole(self) -> dict:
-        """Each stage's Parameters as its rank holds them (a Broadcast from that rank)."""
+        """Each stage's Parameters as its ranks hold them (gathered from the slices there,
+        then a Broadcast from the stage's first rank)."""
+        from ms_parallel.auto.full_view import sharded_whole
         from ms_parallel.reduce_ops import Broadcast
 
-        return {p.name: Broadcast(Tensor(p.asnumpy()), stage).asnumpy()
-                for c, stage in zip(self.pipe.all_cells, self.pipe.marks)
-                for p in c.get_parameters()}
+        pipe = self.pipe
+        mine = {} if pipe.sharded is None else sharded_whole(pipe.sharded, pipe.group)
+        return {p.name: Broadcast(Tensor(mine.get(p.name, p.asnumpy())),
+                                  stage * self.width).asnumpy()
+                for c, stage in zip(pipe.all_cells, pipe.marks) for p in c.get_parameters()}
 
     def whole_parameters(self):
         """The context ``Model.eval``/``predict`` run in (see ``full_view``)."""
@@ -98,7 +113,7 @@ class PipelineTrainStep:
         weights = list(self.optimizer.parameters)
         grads = tuple(mine.get(id(p), Tensor(np.zeros(p.shape, p.asnumpy().dtype)))
                       for p in weights)
-        last = self.stages - 1
+        last = (self.stages - 1) * self.width  # the last stage's first rank
         loss = loss * float(self.micro) if loss is not None else \
             Tensor(np.zeros((), self.pipe.params[0].asnumpy().dtype if self.pipe.params
                             else np.float32))

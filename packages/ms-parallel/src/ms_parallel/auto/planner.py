@@ -110,20 +110,22 @@ def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_program
     return result
 
 
-def plan_from_context(graph: OpGraph, topology: Topology | None = None) -> Plan:
+def plan_from_context(graph: OpGraph, topology: Topology | None = None,
+                      device_num: int | None = None) -> Plan:
     """``plan`` with the settings of ``set_auto_parallel_context``: ``parallel_mode``
     SEMI_AUTO_PARALLEL (operators without ``shard`` are data parallel, as in MindSpore:
     ``data_parallel_strategy``) or AUTO_PARALLEL (``search_mode``; "sharding_propagation"
     fills in the unannotated operators from the annotated ones), ``device_num`` (one node of
     that many devices unless ``topology`` is given) and ``strategy_ckpt_config`` (or the older
-    ``strategy_ckpt_load_file`` / ``strategy_ckpt_save_file``)."""
+    ``strategy_ckpt_load_file`` / ``strategy_ckpt_save_file``). ``device_num`` overrides the
+    context's (a pipeline stage's ranks)."""
     from ms_parallel.context import get_auto_parallel_context as get
 
     mode = get("parallel_mode")
     if mode not in ("semi_auto_parallel", "auto_parallel"):
         raise ValueError(f"plan_from_context: parallel_mode is {mode!r}; set "
                          "SEMI_AUTO_PARALLEL or AUTO_PARALLEL with set_auto_parallel_context")
-    n = get("device_num")
+    n = device_num or get("device_num")
     topology = topology or Topology(device_num=n, devices_per_node=n)
     if topology.device_num != n:
         raise ValueError(f"plan_from_context: the topology has {topology.device_num} devices, "

@@ -157,51 +157,13 @@ class ParallelTrainStep:
         from ms_parallel.auto.execute import ShardedNet
         from ms_parallel.auto.graph import capture
         from ms_parallel.auto.planner import plan_from_context
-        from ms_parallel.auto.simulate import local_slice
         from ms_parallel.management import get_rank
 
         plan = plan_from_context(capture(self.network, *inputs))
         by_name = {p.name: p for p in self.network.trainable_params()}
         full = {name: p.asnumpy() for name, p in by_name.items()}
-        sharded = ShardedNet(plan, get_rank(), full)
-        state = self._state_of()
-        for name, lay in sharded.param_layout.items():
-            param = by_name[name]
-            slices = [local_slice(s.asnumpy(), lay, sharded.rank) for s in state.get(name, ())]
-            param.set_data(sharded.params[name], slice_shape=True)
-            sharded.params[name] = param  # the network's own Parameter now holds the slice
-            ranks = sharded.replica_ranks(name)
-            size = int(np.prod(param.shape))
-            if self.parallel_optimizer and len(ranks) > 1 and size % len(ranks) == 0:
-                # the Parameter itself becomes this rank's flat part of the slice
-                part, k = size // len(ranks), ranks.index(sharded.rank)
-                sharded.parts[name] = (ranks, tuple(param.shape))
-                param.set_data(Tensor(np.ascontiguousarray(
-                    param.asnumpy().reshape(-1)[k * part:(k + 1) * part])), slice_shape=True)
-                slices = [s.reshape(-1)[k * part:(k + 1) * part] for s in slices]
-            for s, value in zip(state.get(name, ()), slices):
-                s.set_data(Tensor(np.ascontiguousarray(value)), slice_shape=True)
-        self.sharded = sharded
-
-    def _state_of(self) -> dict:
-        """Parameter name -> the optimizer's state Parameters shaped like it (every tuple of
-        Parameters aligned with ``optimizer.parameters``: moments, accumulators)."""
-        from ms_tensor import Parameter
-
-        params = list(self.optimizer.parameters)
-        out: dict[str, list] = {p.name: [] for p in params}
-        seen = {id(self.optimizer.parameters)}
-        held = vars(self.optimizer)
-        for value in [*held.values(), *held.get("_params_list", {}).values()]:
-            for group in _tuples(value):
-                if id(group) in seen or len(group) != len(params):
-                    continue
-                seen.add(id(group))
-                if all(isinstance(s, Parameter) and s is not p and s.shape == p.shape
-                       for s, p in zip(group, params)):
-                    for s, p in zip(group, params):
-                        out[p.name].append(s)
-        return out
+        self.sharded = slice_in_place(ShardedNet(plan, get_rank(), full), by_name,
+                                      optimizer_state(self.optimizer), self.parallel_optimizer)
 
     # -- every step ------------------------------------------------------------------------
     def _reduce(self, weights, grads):
@@ -217,6 +179,53 @@ class ParallelTrainStep:
                     g = AllReduce(g, "sum", self.sharded.group(ranks))
             out.append(g)
         return out
+
+
+def slice_in_place(sharded, by_name: dict, state: dict, parallel_optimizer: bool = False):
+    """The network's own Parameters (``by_name``) and their optimizer state (``state``:
+    name -> state Parameters shaped like it) now hold ``sharded``'s slices (or, with
+    ``parallel_optimizer``, this rank's flat part of a slice that several ranks hold), and
+    ``sharded`` computes with those Parameters. Returns ``sharded``."""
+    from ms_parallel.auto.simulate import local_slice
+
+    for name, lay in sharded.param_layout.items():
+        param = by_name[name]
+        slices = [local_slice(s.asnumpy(), lay, sharded.rank) for s in state.get(name, ())]
+        param.set_data(sharded.params[name], slice_shape=True)
+        sharded.params[name] = param  # the network's own Parameter now holds the slice
+        ranks = sharded.replica_ranks(name)
+        size = int(np.prod(param.shape))
+        if parallel_optimizer and len(ranks) > 1 and size % len(ranks) == 0:
+            # the Parameter itself becomes this rank's flat part of the slice
+            part, k = size // len(ranks), ranks.index(sharded.rank)
+            sharded.parts[name] = (ranks, tuple(param.shape))
+            param.set_data(Tensor(np.ascontiguousarray(
+                param.asnumpy().reshape(-1)[k * part:(k + 1) * part])), slice_shape=True)
+            slices = [s.reshape(-1)[k * part:(k + 1) * part] for s in slices]
+        for s, value in zip(state.get(name, ()), slices):
+            s.set_data(Tensor(np.ascontiguousarray(value)), slice_shape=True)
+    return sharded
+
+
+def optimizer_state(optimizer) -> dict:
+    """Parameter name -> the optimizer's state Parameters shaped like it (every tuple of
+    Parameters aligned with ``optimizer.parameters``: moments, accumulators)."""
+    from ms_tensor import Parameter
+
+    params = list(optimizer.parameters)
+    out: dict[str, list] = {p.name: [] for p in params}
+    seen = {id(optimizer.parameters)}
+    held = vars(optimizer)
+    for value in [*held.values(), *held.get("_params_list", {}).values()]:
+        for group in _tuples(value):
+            if id(group) in seen or len(group) != len(params):
+                continue
+            seen.add(id(group))
+            if all(isinstance(s, Parameter) and s is not p and s.shape == p.shape
+                   for s, p in zip(group, params)):
+                for s, p in zip(group, params):
+                    out[p.name].append(s)
+    return out
 
 
 def any_rank(flag) -> Tensor:
