@@ -160,3 +160,18 @@ def test_collected_by_default_as_in_mindspore(tmp_path):
     model.train(1, _BATCHES[:3], callbacks=[SummaryCollector(
         tmp_path / "off", collect_specified_data={"collect_landscape": None})])
     assert not (tmp_path / "off" / "ckpt_dir").exists()
+
+
+def test_a_model_with_an_optimizer_is_not_trained_by_the_grid(trained):
+    run, _ = trained
+    settings = {"landscape_size": 3, "create_landscape": {"train": True, "result": False}}
+
+    def with_optimizer():
+        net = _net()
+        model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.5))
+        return model, net, _BATCHES, {"Loss": Loss()}
+
+    landscape = SummaryLandscape(run)
+    plain = landscape.gen_landscapes_with_multi_process(_callback, settings)[0]
+    again = landscape.gen_landscapes_with_multi_process(with_optimizer, settings)[0]
+    np.testing.assert_allclose(again["loss"], plain["loss"], rtol=1e-6)

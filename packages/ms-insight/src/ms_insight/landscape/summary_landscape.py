@@ -155,7 +155,10 @@ class _LossGrid:
                              f"metric (MindSpore reads the landscape from it), got {metrics!r}")
         from ms_nn.train.data import Batches
 
-        self._net = model.train_network
+        net = model.train_network
+        while hasattr(net, "optimizer") and hasattr(net, "network"):
+            net = net.network  # a train cell's loss network: the weights are not updated
+        self._net = net
         self._metrics = metrics
         self._params = dict(network.parameters_and_names())
         batch = dataset.get_batch_size() if hasattr(dataset, "get_batch_size") else 1
