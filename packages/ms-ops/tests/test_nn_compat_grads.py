@@ -147,3 +147,13 @@ def test_ctc_errors_and_impossible_alignments():
     assert ignored[0].asnumpy().tolist() == [0.0] and not ignored[1].asnumpy().any()
     with pytest.raises(ValueError, match="CTCGreedyDecoder: sequence_length"):
         ops.ctc_greedy_decoder(_t(np.zeros((2, 1, 3))), Tensor([3]))
+
+
+def test_colour_adjustments_differentiate_and_keep_grey():
+    image = rng.uniform(0.1, 0.9, (3, 2, 3))
+    check_grad(lambda im: ops.AdjustHue()(im, Tensor(0.3)), image)
+    check_grad(lambda im: ops.AdjustSaturation()(im, Tensor(0.6)), image)
+    grey = _t(np.full((2, 3), 0.4))
+    np.testing.assert_allclose(ops.AdjustHue()(grey, Tensor(0.25)).asnumpy(), 0.4, rtol=1e-6)
+    with pytest.raises(ValueError, match="AdjustHue: image must be a float Tensor"):
+        ops.AdjustHue()(_t(np.ones((2, 4))), Tensor(0.1))

@@ -51,6 +51,11 @@ IDX = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], np.int64)
 VALS = np.array([1, 2, 2, 0, 1], np.int32)
 DEC = rng.standard_normal((5, 2, 3)).astype(np.float32)
 DEC[:, 0, :] = [[3, 0, 0], [3, 0, 0], [0, 3, 0], [0, 0, 3], [0, 3, 0]]
+RGB = rng.uniform(0, 1, (2, 3, 3)).astype(np.float32)
+RGB[0, 0] = [0.5, 0.5, 0.5]  # grey: no hue
+OV, SC = rng.uniform(0, 1, (5, 5)).astype(np.float32), rng.uniform(0, 1, 5).astype(np.float32)
+FX, FS = rng.standard_normal((1, 2, 7, 6)).astype(np.float32), rng.uniform(0, 1, (1, 2, 2))
+FX3, FS3 = rng.standard_normal((1, 1, 5, 6, 5)).astype(np.float32), rng.uniform(0, 1, (1, 1, 3))
 
 
 def cases(ops, T, ms):  # noqa: C901 - one table of calls
@@ -173,6 +178,16 @@ def cases(ops, T, ms):  # noqa: C901 - one table of calls
                                                                 T(IL)),
         "greedy": lambda: ops.CTCGreedyDecoder()(T(DEC), i32([5, 3])),
         "greedy_nm": lambda: ops.ctc_greedy_decoder(T(DEC), i32([5, 3]), False),
+        "hue": lambda: ops.AdjustHue()(T(RGB), T(np.float32(0.2))),
+        "hue_neg": lambda: ops.AdjustHue()(T(RGB), T(np.float32(-0.45))),
+        "saturation": lambda: ops.AdjustSaturation()(T(RGB), T(np.float32(1.5))),
+        "saturation_low": lambda: ops.AdjustSaturation()(T(RGB), T(np.float32(0.3))),
+        "nms_overlaps": lambda: ops.NonMaxSuppressionWithOverlaps()(
+            T(OV), T(SC), i32(3), T(np.float32(0.5)), T(np.float32(0.1))),
+        "frac2d": lambda: ops.FractionalMaxPoolWithFixedKsize(2, (3, 4))(
+            T(FX), T(FS.astype(np.float32))),
+        "frac3d": lambda: ops.FractionalMaxPool3DWithFixedKsize(2, (2, 3, 3))(
+            T(FX3), T(FS3.astype(np.float32))),
     }
     for ac, hp in ((False, False), (True, False), (False, True)):
         for size in ((5, 7), (2, 3)):
