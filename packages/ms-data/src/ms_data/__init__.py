@@ -68,6 +68,7 @@ _LAZY = {
     "LineReader": "ms_data.utils",
     "utils": "ms_data.utils",
     **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),
+    "text": "ms_data.text",
     "DSCallback": "ms_data.callback",
     "WaitedDSCallback": "ms_data.callback",
     "DebugHook": "ms_data.debug",
