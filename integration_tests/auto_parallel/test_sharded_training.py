@@ -108,7 +108,8 @@ def test_sharded_checkpoints_merge_into_one_and_load_back(ranks, tmp_path):
 # 16384 rows: 128 KB activations per micro-batch, past MPICH's eager limit, so a send
 # order in which two stages wait on each other's sends would hang (and time out) here.
 @pytest.mark.parametrize("ranks, micro, rows, extra", [
-    (2, 2, 8, ()), (4, 4, 16384, ()), (2, 2, 8, ("--recompute",))])
+    (2, 2, 8, ()), (4, 4, 16384, ()), (2, 2, 8, ("--recompute",)),
+    (2, 2, 8, ("--recompute-dense",))])  # Cell.recompute() on single cells of the stages
 def test_pipeline_1f1b_equals_one_process(ranks, micro, rows, extra):
     script = SCRIPT.with_name("train_pipeline.py")
     proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, "--rows", rows, *extra,

@@ -4,7 +4,10 @@ micro-batches in the 1F1B order, SGD. The last stage prints ``step K pipeline L1
 every rank asserts its stage's Parameters equal the unsplit run's after the steps (float32,
 to 1e-6).
 
-usage: train_pipeline.py --micro M --steps K [--rows R] [--recompute]
+``--recompute`` marks every cell (the whole stage is recomputed), ``--recompute-dense`` the
+Dense cells only (each recomputes its own activations inside the stage).
+
+usage: train_pipeline.py --micro M --steps K [--rows R] [--recompute | --recompute-dense]
 """
 
 import argparse
@@ -14,6 +17,7 @@ import numpy as np
 from ms_autodiff import value_and_grad
 from ms_nn import Dense, MSELoss, ReLU, SequentialCell
 from ms_parallel.auto.pipeline import PipelineCell
+from ms_parallel.auto.recompute import marked
 from ms_parallel.management import get_group_size, get_rank, init
 from ms_tensor import Tensor
 
@@ -22,6 +26,7 @@ p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--rows", type=int, default=8, help="batch rows (8192: 128 KB messages)")
 p.add_argument("--recompute", action="store_true", help="Cell.recompute() on every cell")
+p.add_argument("--recompute-dense", action="store_true", help="Cell.recompute() on Dense cells")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -53,8 +58,14 @@ loss_fn = MSELoss()
 piped, single = build(), build()
 if args.recompute:
     mark_recompute(piped)
+if args.recompute_dense:
+    for c in piped.cells():
+        if isinstance(c, Dense):
+            c.recompute()
 stage = PipelineCell(piped, loss_fn, args.micro, rank, n)
 assert stage.recompute == args.recompute
+assert len(marked(stage.cells)) == (len(stage.cells) if args.recompute else
+                                    2 if args.recompute_dense else 0)
 ref = value_and_grad(lambda a, b: loss_fn(single(a), b), None, single.trainable_params())
 lr = 0.1
 for k in range(args.steps):

@@ -10,7 +10,9 @@ with ms-parallel's Send/Receive operators; each stage differentiates its own par
 ``vjp``. The last stage computes ``loss_fn(output, labels) / micro_size`` per micro-batch,
 so the gradients it accumulates are the whole batch's (for a mean loss). When every cell of a
 stage is marked with ``Cell.recompute()``, the stage keeps only each micro-batch's input and
-runs its forward again in the backward pass (activation recomputation).
+runs its forward again in the backward pass (activation recomputation); a marked cell
+among or inside the others recomputes only its own activations
+(``ms_parallel.auto.recompute``).
 
 Send and Receive block (MPI standard mode: a large message waits for its receive), so in the
 steady phase a stage receives the gradient of micro-batch ``i`` before it sends the
@@ -23,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_autodiff import vjp
+from ms_parallel.auto.recompute import marked, recomputing
 from ms_tensor import Tensor
 
 __all__ = ["PipelineCell"]
@@ -119,8 +122,9 @@ class PipelineCell:
                 fn = self._run
             if self.recompute:
                 out, pull = fn(inp), (fn, inp)
-            else:
-                out, pull = vjp(fn, inp, weights=self.params)
+            else:  # cells marked inside the stage keep their inputs only
+                with recomputing(self.cells):
+                    out, pull = vjp(fn, inp, weights=self.params)
             if last:
                 losses.append(out)
             elif send:
@@ -205,6 +209,10 @@ class PipelineCell:
         by_name = {p.name: p for p in self.params}
         sharded = ShardedNet(plan_from_context(graph, device_num=self.width), self.local,
                              {k: p.asnumpy() for k, p in by_name.items()}, world=world)
+        if marked(self.cells) and not self.recompute:
+            raise ValueError(f"PipelineCell: stage {self.stage} is sharded over {self.width} "
+                             "ranks, where Cell.recompute() works for the whole stage only "
+                             "(mark every cell of the stage, or none)")
         if set(sharded.params) != set(by_name):
             raise ValueError(f"PipelineCell: stage {self.stage}'s Parameters "
                              f"{sorted(set(by_name) - set(sharded.params))} are not read by "
