@@ -1,6 +1,7 @@
 # ruff: noqa: F401 -- a setup imports the names its examples use
-"""A LeNet5 (the main job's, ``examples/lenet.py``) with a loss, an optimizer, the bundled
-digits as ``ds`` and one batch as ``x``/``y``, trained for one epoch."""
+"""A LeNet5 (the main job's, ``examples/lenet.py``, untrained) with a loss, an optimizer and
+``Model``, the bundled digits' path and training split as ``ds``, one batch as ``x``/``y``,
+and ``train_step(x, y)`` (one optimizer step, returning the loss)."""
 
 import sys
 from pathlib import Path
@@ -21,7 +22,6 @@ net = LeNet5()
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
 opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
 model = ms.Model(net, loss, opt, metrics={"accuracy"})
-model.train(1, ds)
 batch = next(ds.create_tuple_iterator())
 x, y = batch[0].asnumpy(), batch[1].asnumpy()
 epochs = 1
