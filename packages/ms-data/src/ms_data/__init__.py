@@ -69,6 +69,8 @@ _LAZY = {
     "utils": "ms_data.utils",
     **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),
     "text": "ms_data.text",
+    "core": "ms_data.core",
+    "engine": "ms_data.engine",
     "DSCallback": "ms_data.callback",
     "WaitedDSCallback": "ms_data.callback",
     "DebugHook": "ms_data.debug",

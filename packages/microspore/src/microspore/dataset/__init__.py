@@ -8,4 +8,6 @@ all re-exporting the same ms-data classes.
 from microspore._lazy import forward
 
 __getattr__, __dir__ = forward(__name__, globals(), ("ms_data",),
-                               submodules=("vision", "transforms"))
+                               names={"WaitedDSCallback": "microspore.dataset.callback"},
+                               submodules=("vision", "transforms", "text", "engine", "core",
+                                           "utils", "debug", "callback"))
