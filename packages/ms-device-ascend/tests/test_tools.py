@@ -39,15 +39,27 @@ def test_check_reports_ai_cpu_operators_float64_fallbacks_and_dynamic_shapes(flo
     assert "result: FAIL (1 errors)" in text and "no Ascend hardware used" in text
 
 
+def _line(finding) -> int:
+    return int(finding.site.split(" ")[0].rsplit(":", 1)[1])
+
+
 def test_check_sees_operators_inside_tensor_dependent_branches():
     r = check_script(str(SCRIPTS / "branch_conv.py"), seconds=60)
     assert r.status["done"] == "completed"
-    assert [(f.op, f.site.split(" ")[0].rsplit(":", 1)[1]) for f in r.errors] == \
-        [("Conv2D", "29")]
+    # each at its line inside the branch, not at the user's call (net(x), line 29)
+    assert [(f.op, _line(f)) for f in r.errors] == [("Conv2D", 20)]
     assert "inside a tensor-dependent if/while compiled in Net.construct" in r.errors[0].site
     assert r.param_bytes == 4 * 9 * 8  # the Conv's float64 weight, read only in the branch
-    branch_ops = {f.op for f in r.findings if "inside a tensor-dependent" in f.site}
-    assert {"Conv2D", "Tile", "Mul"} <= branch_ops
+    branch = {(f.op, _line(f)) for f in r.findings if "inside a tensor-dependent" in f.site}
+    assert {("Conv2D", 20), ("Tile", 22), ("Mul", 22)} <= branch
+
+
+def test_check_reports_a_loop_body_operator_at_its_line():
+    r = check_script(str(SCRIPTS / "while_matmul.py"), seconds=60)
+    assert r.status["done"] == "completed"
+    assert [(f.op, _line(f)) for f in r.errors] == [("MatMul", 19)]  # the call is line 24
+    assert "inside a tensor-dependent if/while" in r.errors[0].site
+    assert r.param_bytes == 9 * 8
 
 
 def test_check_cli_exit_status_and_json(capsys):

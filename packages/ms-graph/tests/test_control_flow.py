@@ -142,3 +142,30 @@ def test_for_range_eager_and_bad_step():
     assert for_range(0, Tensor(np.array(3)), 1, lambda i, s: (s + i,), (0,)) == (3,)
     with pytest.raises(GraphSyntaxError, match="non-zero Python int step"):
         for_range(0, 3, 0, lambda i: (), ())
+
+
+def test_node_observers_see_each_branch_node_while_the_branch_runs():
+    import traceback
+
+    from ms_graph.control_flow_trace import observe_nodes
+
+    def doubled(a):
+        return a * 2.0  # the Mul's line
+
+    def shifted(a):
+        return a - 1.0  # the Sub's line
+
+    def line_here(node):  # the innermost line of this file on the stack
+        here = [f for f in traceback.extract_stack() if f.filename == __file__]
+        seen.append((node.name, here[-2].line))
+
+    seen = []
+    stop = observe_nodes(line_here)
+    try:
+        capture(lambda x: cond(x.sum() > 0, doubled, shifted, (x,)), T(1.0))
+    finally:
+        stop()
+    assert seen == [("Mul", "return a * 2.0  # the Mul's line"),
+                    ("Sub", "return a - 1.0  # the Sub's line")]
+    capture(branchy, T(1.0))
+    assert len(seen) == 2  # stopped: told no more

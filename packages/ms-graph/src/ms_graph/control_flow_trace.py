@@ -22,9 +22,12 @@ from ms_ops.opdef import TENSOR, TensorSpec
 from ms_tensor.dtype import from_numpy as _from_np
 from ms_tensor.tensor import Tensor, array_of
 
-__all__ = ["current_trace", "discarded", "Undefined"]
+__all__ = ["current_trace", "discarded", "Undefined", "observe_nodes"]
 
 _SCALARS = (bool, int, float)
+# Told of each operator node a sub-trace records, while the branch's Python runs (so a
+# tool can tell the user's line inside the branch: ms-device-ascend's ``check``).
+_node_observers: list = []
 _stack = thread_state(list)  # this thread's sub-traces opened here (or _PAUSED), innermost last
 _PAUSED = object()
 
@@ -75,6 +78,14 @@ def discarded() -> bool:
     an operator acting outside its arrays (``side_effect_io``: a summary) must not act.
     """
     return any(getattr(t, "discarded", False) for t in _stack())
+
+
+def observe_nodes(observer):
+    """Call ``observer(node)`` for each operator node a sub-trace records, from inside
+    the branch or loop body that runs it (its stack shows the line); returns a function
+    that stops it."""
+    _node_observers.append(observer)
+    return lambda: _node_observers.remove(observer)
 
 
 # -- sub-traces -------------------------------------------------------------------------
@@ -151,6 +162,8 @@ class _SubTrace:
         node = ir.Node(op, args, attrs)
         for t in outs:
             node.add_output(_spec(t))
+        for observer in _node_observers:
+            observer(node)
         _emit(self, node, outs)
 
 

@@ -8,7 +8,8 @@ graph runs its kernels without the recorder. So the check worker registers a plu
 (``register_plugin``, in its own process only) whose graph pass, the last of the
 ``optimize`` stage, walks each compiled graph's ``Cond``/``While`` bodies and hands
 their operator nodes to the recorder, with the specs the capture inferred. It changes
-no graph.
+no graph. Each node's site, the line inside the branch that made it, was kept while the
+branch ran (``ms_graph.control_flow_trace.observe_nodes``).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _spec(value):
 
 
 class BranchWalker:
-    """A plugin object: its pass gives ``recorder.branch_op(op_name, in_specs,
+    """A plugin object: its pass gives ``recorder.branch_op(node, in_specs,
     out_specs, path, graph_name)`` each operator node inside the branches of every
     optimized graph, and ``recorder.parameter(p)`` each Parameter the graph reads."""
 
@@ -58,7 +59,7 @@ class BranchWalker:
         for _, p in graph.params:
             self.recorder.parameter(p)
         for path, node in branch_nodes(graph):
-            self.recorder.branch_op(node.name, [_spec(v) if hasattr(v, "spec") else None
+            self.recorder.branch_op(node, [_spec(v) if hasattr(v, "spec") else None
                                     for v in node.args],
                         [_spec(v) for v in node.outputs], path, graph.name)
         return graph

@@ -67,6 +67,7 @@ class Recorder:
         self.params: dict[int, int] = {}
         self.step_bytes = 0  # output bytes since the last optimizer update
         self.updating = False
+        self.sites: dict[int, tuple] = {}  # id(node) -> (node, _where() inside its branch)
 
     def __call__(self, op, values, attrs, out) -> None:
         if time.monotonic() > self.deadline:
@@ -97,10 +98,17 @@ class Recorder:
             self.params[id(p)] = array_of(p).nbytes
             self._write({"param": p.name, "bytes": array_of(p).nbytes})
 
-    def branch_op(self, name, ins, outs, path, graph_name) -> None:
+    def branch_site(self, node) -> None:
+        """Keep where the user's code inside a branch or loop body made ``node`` (told by
+        ms-graph's sub-trace as the branch runs; the node is kept so its id stays its)."""
+        self.sites[id(node)] = (node, _where(3))
+
+    def branch_op(self, node, ins, outs, path, graph_name) -> None:
         """An operator inside a tensor-dependent if/while of a compiled graph
-        (``branches.BranchWalker``): its site is the user's line that compiled it."""
-        site, stack, backward = _where()
+        (``branches.BranchWalker``): its site is the line inside the branch that made it
+        (``branch_site``), else the user's line that compiled the graph."""
+        name = node.name
+        site, stack, backward = self.sites.get(id(node), (None, _where()))[1]
         key = (name, json.dumps(ins), stack, tuple(path))
         if key in self.seen:
             return
@@ -116,6 +124,8 @@ class Recorder:
 
 def main(argv) -> int:
     out_path, seconds, script, *args = argv
+    from ms_graph.control_flow_trace import observe_nodes
+
     from ms_autodiff.recording import set_recorder
     from ms_device_ascend.check.branches import BranchWalker
     from ms_tensor import registry
@@ -123,6 +133,7 @@ def main(argv) -> int:
     with open(out_path, "w", encoding="utf-8") as out:
         rec = Recorder(out, float(seconds))
         registry.register_plugin(BranchWalker(rec), "ascend-check-branches")
+        observe_nodes(rec.branch_site)
         sys.argv = [script, *args]
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
         set_recorder(rec)
