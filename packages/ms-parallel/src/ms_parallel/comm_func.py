@@ -46,8 +46,12 @@ __all__ = [
 ]
 
 _OPS = ("sum", "prod", "min", "max", "avg")
-_inplace = {"all_reduce": True, "all_gather_into_tensor": True,
-            "reduce_scatter_tensor": True, "broadcast": True}
+_inplace = dict.fromkeys((
+    "all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "broadcast",
+    # ms_parallel.dist_func's
+    "all_gather", "reduce_scatter", "all_to_all", "reduce", "gather_into_tensor",
+    "scatter_tensor", "all_gather_into_tensor_uneven", "reduce_scatter_tensor_uneven",
+    "all_to_all_v_c"), True)
 
 
 class CommHandle:

@@ -92,6 +92,21 @@ class SelfGroup(Group):
     def alltoallv(self, x, send_counts, recv_counts):
         return np.array(x, copy=True)
 
+    def reduce(self, x, op, root):
+        return np.array(x, copy=True)
+
+    def gather(self, x, root):
+        return np.array(x, copy=True)
+
+    def scatter(self, x, root):
+        return np.array(x, copy=True)
+
+    def allgatherv(self, x, counts):
+        return np.array(x, copy=True)
+
+    def reduce_scatterv(self, x, counts, op):
+        return np.array(x, copy=True)
+
     def send(self, x, dest, tag):
         """A message to itself waits in a mailbox for the matching ``recv`` (as MPI
         delivers a rank's message to itself)."""

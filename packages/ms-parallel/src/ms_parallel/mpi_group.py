@@ -124,6 +124,45 @@ class MPIGroup(Group):
                             [out, (recv_counts, _offsets(recv_counts))])
         return _back(out, x.dtype)
 
+    def reduce(self, x, op, root):
+        """The reduction on ``root``; other ranks get an unspecified array of shape (1,)
+        (MindSpore's Reduce returns such a placeholder there)."""
+        buf = _send_buf(x)
+        out = np.empty_like(buf) if self.rank == root else np.zeros(1, buf.dtype)
+        self.comm.Reduce(buf, out if self.rank == root else None, op=self._op[op], root=root)
+        return _back(out, x.dtype)
+
+    def gather(self, x, root):
+        """Every rank's x joined along axis 0 on ``root`` (a zero of shape (1,) elsewhere)."""
+        buf = _send_buf(x)
+        if self.rank != root:
+            self.comm.Gather(buf, None, root=root)
+            return np.zeros(1, x.dtype)
+        out = np.empty((self.size * buf.shape[0],) + buf.shape[1:], buf.dtype)
+        self.comm.Gather(buf, out, root=root)
+        return _back(out, x.dtype)
+
+    def scatter(self, x, root):
+        """Block k (of axis 0) of root's x, on rank k."""
+        buf = _send_buf(x)
+        out = np.empty((buf.shape[0] // self.size,) + buf.shape[1:], buf.dtype)
+        self.comm.Scatter(buf if self.rank == root else None, out, root=root)
+        return _back(out, x.dtype)
+
+    def allgatherv(self, x, counts):
+        """Every rank's flat x (rank k's has counts[k] elements), joined in rank order."""
+        buf = _send_buf(x)
+        out = np.empty(sum(counts), buf.dtype)
+        self.comm.Allgatherv(buf, [out, (list(counts), _offsets(counts))])
+        return _back(out, x.dtype)
+
+    def reduce_scatterv(self, x, counts, op):
+        """The reduction of every rank's flat x; rank k keeps its counts[k] elements."""
+        buf = _send_buf(x)
+        out = np.empty(counts[self.rank], buf.dtype)
+        self.comm.Reduce_scatter(buf, out, list(counts), op=self._op[op])
+        return _back(out, x.dtype)
+
     def nonblocking(self, kind, x, out, op="sum", root=0, peer=0, tag=0, counts=None):
         """Start ``kind`` on MPI-native C-contiguous arrays, writing into ``out``: a request
         whose ``wait()`` returns ``out``. ``allreduce`` with ``out is x`` reduces in place;

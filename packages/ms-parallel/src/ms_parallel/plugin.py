@@ -13,9 +13,12 @@ from ms_tensor.registry import RegistryView
 def ms_register_ops(registry: RegistryView) -> None:
     from ms_parallel.p2p_ops import AlltoAll, AlltoAllV, Receive, Send
     from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter
+    from ms_parallel.rooted_ops import Barrier, CollectiveGather, CollectiveScatter, Reduce
+    from ms_parallel.uneven_ops import AllGatherV, AlltoAllVC, ReduceScatterV
 
     registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, AlltoAllV,
-                     Send, Receive)
+                     Send, Receive, Reduce, CollectiveGather, CollectiveScatter, Barrier,
+                     AllGatherV, ReduceScatterV, AlltoAllVC)
     registry.add_function("ReduceOp", ReduceOp)
     # ms-nn's TrainOneStepCell asks for this; imported only when a training step is built
     registry.add("train_hook", "grad_reducer", "ms_parallel.data_parallel:grad_reducer_for")

@@ -12,6 +12,10 @@ _NAMES = {
     "irecv": f"{_F}:comm_irecv",
     "barrier": _F, "send": _F, "isend": _F, "CommHandle": _F,
     "all_to_all_single_with_output_shape": _F, "all_to_all_with_output_shape": _F,
+    "reduce": "ms_parallel.dist_func:comm_reduce",
+    "gather_into_tensor": "ms_parallel.dist_func:comm_gather_into_tensor",
+    "scatter_tensor": "ms_parallel.dist_func:comm_scatter_tensor",
+    "all_to_all_v_c": "ms_parallel.dist_func",
     "ReduceOp": "ms_parallel.reduce_ops",
     "GlobalComm": "ms_parallel.management",
 }

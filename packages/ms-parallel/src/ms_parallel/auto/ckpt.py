@@ -21,10 +21,14 @@ __all__ = ["save_strategy", "load_strategy", "FORMAT"]
 FORMAT = "microspore-strategy/1"
 
 
-def save_strategy(path, device_num: int, operators: dict, search_mode: str = "") -> None:
-    """Write ``operators`` (name -> {"op", "in_strategy", ...}) to ``path``."""
+def save_strategy(path, device_num: int, operators: dict, search_mode: str = "",
+                  parameters: dict | None = None) -> None:
+    """Write ``operators`` (name -> {"op", "in_strategy", ...}) to ``path``, and the
+    Parameters' layouts as MindSpore's ``parallel_layout_item`` (``strategy_file``)."""
     data = {"format": FORMAT, "device_num": int(device_num), "search_mode": search_mode,
             "operators": operators}
+    if parameters is not None:
+        data["parallel_layout_item"] = parameters
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strategy-", suffix=".json")

@@ -17,6 +17,7 @@ from ms_parallel.auto.graph import OpGraph
 from ms_parallel.auto.propagation import sharding_propagation
 from ms_parallel.auto.rec import recursive_programming
 from ms_parallel.auto.strategy import divisors, to_strategy
+from ms_parallel.auto.strategy_file import layout_items
 from ms_parallel.auto.topology import Topology
 
 __all__ = ["Plan", "plan", "plan_from_context", "data_parallel_strategy", "SEARCH_MODES"]
@@ -53,8 +54,22 @@ class Plan:
                               "dev_matrix": [self.model.n // math.prod(cuts), *cuts]}
         return out
 
-    def save(self, path) -> None:
-        save_strategy(path, self.model.n, self.strategies(), self.search_mode)
+    def param_layouts(self) -> dict:
+        """Parameter name -> (whole shape, layout): the layout of the first operator that
+        reads it, where a sharded run keeps its slices (``ShardedNet``)."""
+        out = {}
+        for j, (node, cuts) in enumerate(zip(self.graph.nodes, self.cuts)):
+            for s, lay, shape in zip(node.sources, self.model.layouts(j, cuts)[0],
+                                     node.spec.in_shapes):
+                if s is not None and s[0] == "param" and s[1] not in out:
+                    out[s[1]] = (tuple(shape), lay)
+        return out
+
+    def save(self, path, parts: dict | None = None) -> None:
+        """The strategy file: the operators' strategies and the Parameters' layouts
+        (``parts``: name -> ranks keeping parts of its slice, optimizer parallel)."""
+        save_strategy(path, self.model.n, self.strategies(), self.search_mode,
+                      layout_items(self.param_layouts(), parts))
 
     def report(self) -> str:
         """The strategy table, memory per device and the predicted step time."""
@@ -118,7 +133,8 @@ def plan_from_context(graph: OpGraph, topology: Topology | None = None,
     fills in the unannotated operators from the annotated ones), ``device_num`` (one node of
     that many devices unless ``topology`` is given) and ``strategy_ckpt_config`` (or the older
     ``strategy_ckpt_load_file`` / ``strategy_ckpt_save_file``). ``device_num`` overrides the
-    context's (a pipeline stage's ranks)."""
+    context's (a pipeline stage's ranks); ``set_algo_parameters(fully_use_devices=...)``
+    reaches the AUTO_PARALLEL search."""
     from ms_parallel.context import get_auto_parallel_context as get
 
     mode = get("parallel_mode")
@@ -134,7 +150,10 @@ def plan_from_context(graph: OpGraph, topology: Topology | None = None,
               "save_file": get("strategy_ckpt_save_file") or None}
     config.update({k: v for k, v in (get("strategy_ckpt_config") or {}).items() if v})
     if mode == "auto_parallel":
-        return plan(graph, topology, get("search_mode"), config)
+        from ms_parallel.auto.algo import get_algo_parameters
+
+        return plan(graph, topology, get("search_mode"), config,
+                    fully_use_devices=get_algo_parameters("fully_use_devices"))
     defaults = {node.name: data_parallel_strategy(node.spec, n) for node in graph.nodes
                 if node.strategy is None}
     return plan(graph, topology, "semi_auto_parallel", config, pinned=defaults)

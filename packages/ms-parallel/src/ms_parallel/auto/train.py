@@ -164,6 +164,10 @@ class ParallelTrainStep:
         full = {name: p.asnumpy() for name, p in by_name.items()}
         self.sharded = slice_in_place(ShardedNet(plan, get_rank(), full), by_name,
                                       optimizer_state(self.optimizer), self.parallel_optimizer)
+        save = (_get("strategy_ckpt_config") or {}).get("save_file") or \
+            _get("strategy_ckpt_save_file")
+        if save and self.sharded.parts:  # the layouts again, with the optimizer's parts
+            plan.save(save, {k: ranks for k, (ranks, _) in self.sharded.parts.items()})
 
     # -- every step ------------------------------------------------------------------------
     def _reduce(self, weights, grads):
