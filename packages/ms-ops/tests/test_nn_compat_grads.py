@@ -157,3 +157,17 @@ def test_colour_adjustments_differentiate_and_keep_grey():
     np.testing.assert_allclose(ops.AdjustHue()(grey, Tensor(0.25)).asnumpy(), 0.4, rtol=1e-6)
     with pytest.raises(ValueError, match="AdjustHue: image must be a float Tensor"):
         ops.AdjustHue()(_t(np.ones((2, 4))), Tensor(0.1))
+
+
+def test_deformable_conv2d_differentiates_to_input_offsets_and_masks():
+    x, w = rng.standard_normal((1, 2, 4, 4)), rng.standard_normal((2, 1, 2, 2))
+    offsets = rng.uniform(-0.8, 0.8, (1, 12, 3, 3)) + 0.05
+    check_grad(lambda a, wt, off: ops.deformable_conv2d(a, wt, off, 2, (1, 1, 1, 1), (0, 0, 0, 0),
+                                                        None, (1, 1, 1, 1), 2), x, w, offsets)
+    zero = ops.deformable_conv2d(_t(x), _t(w), Tensor(np.concatenate(
+        [np.zeros((1, 8, 3, 3)), np.ones((1, 4, 3, 3))], 1).astype(np.float32)), 2,
+        (1, 1, 1, 1), (0, 0, 0, 0), None, (1, 1, 1, 1), 2)
+    np.testing.assert_allclose(zero.asnumpy(), ops.conv2d(_t(x), _t(w), groups=2).asnumpy(),
+                               rtol=1e-5, atol=1e-6)  # no offset, mask 1: a plain convolution
+    with pytest.raises(ValueError, match=r"DeformableOffsets: offsets must be \(N, 3 \*"):
+        ops.deformable_conv2d(_t(x), _t(w), _t(offsets[:, :8]), 2, (1, 1, 1, 1), (0, 0, 0, 0))

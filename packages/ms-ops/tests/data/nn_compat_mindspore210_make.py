@@ -56,6 +56,8 @@ RGB[0, 0] = [0.5, 0.5, 0.5]  # grey: no hue
 OV, SC = rng.uniform(0, 1, (5, 5)).astype(np.float32), rng.uniform(0, 1, 5).astype(np.float32)
 FX, FS = rng.standard_normal((1, 2, 7, 6)).astype(np.float32), rng.uniform(0, 1, (1, 2, 2))
 FX3, FS3 = rng.standard_normal((1, 1, 5, 6, 5)).astype(np.float32), rng.uniform(0, 1, (1, 1, 3))
+DX, DW = rng.standard_normal((1, 4, 5, 6)).astype(np.float32), rng.standard_normal((4, 2, 2, 3))
+DOFF, DOFF2 = rng.standard_normal((1, 36, 3, 3)), rng.standard_normal((1, 12, 5, 3))
 
 
 def cases(ops, T, ms):  # noqa: C901 - one table of calls
@@ -188,6 +190,11 @@ def cases(ops, T, ms):  # noqa: C901 - one table of calls
             T(FX), T(FS.astype(np.float32))),
         "frac3d": lambda: ops.FractionalMaxPool3DWithFixedKsize(2, (2, 3, 3))(
             T(FX3), T(FS3.astype(np.float32))),
+        "deformable_conv2d": lambda: ops.deformable_conv2d(
+            T(DX), T(DW.astype(np.float32)), T(DOFF.astype(np.float32)), (2, 3), (1, 1, 2, 2),
+            (1, 0, 1, 1), T(np.arange(4, dtype=np.float32)), (1, 1, 1, 1), 2, 2),
+        "DeformableOffsets": lambda: ops.DeformableOffsets(
+            (1, 1, 1, 2), (0, 1, 1, 0), (2, 2), (1, 1, 1, 2))(T(DX), T(DOFF2.astype(np.float32))),
     }
     for ac, hp in ((False, False), (True, False), (False, True)):
         for size in ((5, 7), (2, 3)):
