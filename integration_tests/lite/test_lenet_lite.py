@@ -68,7 +68,10 @@ def test_lenet_fp32_fp16_int8_through_the_converter(trained, capsys):
     eager = [net(ms.Tensor(x)).asnumpy() for x, _ in test]
 
     result = mslite.Converter().convert(mslite.FmkType.MINDIR, mindir, str(tmp / "fp32"))
-    assert {n.op for n in result.graph.nodes} >= {"Conv2DFusion", "FullConnection"}
+    # both convolutions pool their own output (the converter's Conv+Pool fusion)
+    assert {n.op for n in result.graph.nodes} >= {"Conv2DPoolFusion", "FullConnection"}
+    assert "Conv2DFusion" not in {n.op for n in result.graph.nodes}
+    assert "Conv2DPoolFusion" in result.report.text()
     fp32 = _run(result.path, test)
     for a, b in zip(fp32, eager):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

@@ -7,9 +7,10 @@ from ms_lite.converter.passes.activation import fuse_activation
 from ms_lite.converter.passes.bias import fuse_bias
 from ms_lite.converter.passes.constant_fold import fold_constants
 from ms_lite.converter.passes.conv_bn import fold_conv_bn
+from ms_lite.converter.passes.conv_pool import fuse_conv_pool
 from ms_lite.converter.passes.identity import remove_identity
 from ms_lite.converter.passes.layout import choose_layout
-from ms_lite.converter.pipeline import copy_graph, lite_passes, optimize
+from ms_lite.converter.pipeline import copy_graph, finalize, lite_passes, optimize, typed
 from ms_lite.converter.report import Report
 from ms_lite.ir import Graph, Node, Value
 from ms_lite.runtime.executor import Executor
@@ -48,6 +49,7 @@ def test_passes_are_registered_in_order_under_the_lite_stage():
     names = [n for n, _ in lite_passes()]
     assert names == ["remove_identity", "fold_constants", "fuse_bias", "fold_conv_bn",
                      "fuse_activation", "choose_layout"]
+    assert [n for n, _ in lite_passes("lite-final")] == ["fuse_conv_pool"]
 
 
 def test_fuse_bias_then_conv_bn_then_activation_keep_the_numbers():
@@ -134,3 +136,49 @@ def test_optimize_never_changes_the_result(skip):
     x = _f32(2, 3, 6, 6)
     out, _ = optimize(g, skip=skip)
     np.testing.assert_allclose(_run(out, x), _run(g, x), rtol=1e-4, atol=1e-5)
+
+
+def _pooled(g, pool_attrs=None):
+    """``g`` (one output) with a max pooling of its output as the new output."""
+    y = g.outputs[0]
+    attrs = pool_attrs or {"kernel_size": (2, 2), "strides": (2, 2), "pad_mode": "VALID"}
+    g.nodes.append(Node("MaxPool", [y.name], ["pooled"], attrs, "pool"))
+    g.outputs = [Value("pooled", (), "float32")]
+    return g
+
+
+def test_conv_bn_relu_pool_become_one_node_and_the_report_says_so():
+    g = _pooled(_conv_graph())
+    x = _f32(2, 3, 6, 6)
+    want = _run(g, x)
+    h, report = optimize(g)
+    assert [n.op for n in h.nodes] == ["Conv2DFusion", "MaxPool"]
+    h = finalize(h, report)
+    (node,) = h.nodes
+    assert node.op == "Conv2DPoolFusion" and node.attrs["activation_type"] == "RELU"
+    assert node.attrs["pool"]["kernel_size"] == (2, 2) and node.attrs["conv_shape"] == (
+        2, 4, 6, 6)
+    np.testing.assert_allclose(_run(h, x), want, rtol=1e-4, atol=1e-5)
+    for name in ("conv", "bias", "bn", "relu", "pool"):  # every input node, what it became
+        assert report.entries[name].became == "Conv2DPoolFusion 'conv+pool'", name
+    assert "pooled in the convolution's kernel" in report.entries["pool"].why
+
+
+@pytest.mark.parametrize("case", ["padded pool", "two readers", "avg pool", "int8"])
+def test_conv_pool_fusion_leaves_what_it_cannot_fuse(case):
+    g = _conv_graph()
+    if case == "padded pool":
+        g = _pooled(g, {"kernel_size": (2, 2), "strides": (2, 2), "pad_mode": "SAME"})
+    elif case == "avg pool":
+        g = _pooled(g)
+        g.nodes[-1].op = "AvgPool"
+    else:
+        g = _pooled(g)
+    h, report = optimize(g)
+    if case == "two readers":  # the convolution's output is a graph output too
+        h.outputs.append(Value("y", (2, 4, 6, 6), "float32"))
+    if case == "int8":  # what the quantizer writes is not float32: left to the int8 kernels
+        h = typed(h)
+        h.values[h.nodes[0].outputs[0]] = Value(h.nodes[0].outputs[0], (2, 4, 6, 6), "int8")
+    out, _ = _apply(fuse_conv_pool, typed(h))
+    assert [n.op for n in out.nodes] == [n.op for n in h.nodes]

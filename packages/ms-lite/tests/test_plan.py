@@ -125,6 +125,24 @@ def test_dense_packed_matches_numpy(m, k, n, act, bias, threads):
     with pytest.raises(ValueError, match="dense_packed: x"):
         _f32.dense_packed(x, wp, b, np.empty((m + 1, n), np.float32), act)
 
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 17), k=st.integers(1, 30), n=st.integers(1, 70),
+       act=st.sampled_from([0, 1, 2]), threads=st.sampled_from([1, 2]))
+def test_gemm_cols_matches_numpy_reading_padded_columns_in_place(m, k, n, act, threads):
+    rng = np.random.default_rng(m * 10000 + k * 100 + n)
+    a = rng.standard_normal((m, k)).astype(np.float32) * 3
+    b = np.full((k, -(-n // 16) * 16), 1e30, np.float32)  # the padding is never used
+    b[:, :n] = rng.standard_normal((k, n))
+    out = np.full((m, n), np.nan, np.float32)
+    _f32.gemm_cols(a, b, out, act, threads)
+    want = a.astype(np.float64) @ b[:, :n]
+    want = {0: want, 1: np.maximum(want, 0), 2: np.clip(want, 0, 6)}[act]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-4)
+    with pytest.raises(ValueError, match="gemm_cols: a"):
+        _f32.gemm_cols(a, b[:, :n - 1].copy() if n % 16 == 1 and n > 1 else b[:k - 1].copy()
+                       if k > 1 else np.zeros((2, b.shape[1]), np.float32), out, act)
+
 def test_dense_vec_threads_split_large_products_the_same_way():
     rng = np.random.default_rng(8)
     x, w = rng.standard_normal(300).astype(np.float32), rng.standard_normal(
@@ -137,6 +155,7 @@ def test_dense_vec_threads_split_large_products_the_same_way():
         _f32.dense_vec(x[:5].copy(), w, None, one, 0)
     with pytest.raises(ValueError, match="dense_vec: bias of 3 for 333"):
         _f32.dense_vec(x, w, np.zeros(3, np.float32), one, 0)
+
 
 def _cnn(batch, conv_attrs, act="RELU", pool="MaxPool", bias=True, out_is_view=False):
     rng = np.random.default_rng(4)
@@ -163,20 +182,36 @@ def _cnn(batch, conv_attrs, act="RELU", pool="MaxPool", bias=True, out_is_view=F
     return Graph([x], outs, nodes, consts, "cnn")
 
 
+def _fused(g):
+    """``g`` after the converter's Conv+Pool fusion (its tensors typed first)."""
+    from ms_lite.converter.passes.conv_pool import fuse_conv_pool
+    from ms_lite.converter.report import Report
+
+    specs = Executor(g).specs
+    g.values = {o: Value(o, specs[o].shape, specs[o].dtype.np.name)
+                for n in g.nodes for o in n.outputs}
+    return fuse_conv_pool(g, Report(g))
+
+
 @pytest.mark.parametrize("batch", [1, 3])
 @pytest.mark.parametrize("conv_attrs", [{}, {"stride": (2, 1)}, {"dilation": (2, 1)},
                                         {"pad_mode": "pad", "pad": (1, 0, 2, 1)},
                                         {"pad_mode": "same"}])
 @pytest.mark.parametrize("act,pool", [("RELU", "MaxPool"), ("RELU6", "MaxPool"),
                                       ("RELU", "AvgPool"), ("NO_ACTIVATION", "MaxPool")])
-def test_plan_equals_the_executor(batch, conv_attrs, act, pool):
+@pytest.mark.parametrize("fuse", [False, True])
+def test_plan_equals_the_executor(batch, conv_attrs, act, pool, fuse):
     g = _cnn(batch, conv_attrs, act, pool)
+    if fuse:
+        g = _fused(g)
+        assert [n.op for n in g.nodes][0] == (
+            "Conv2DPoolFusion" if pool == "MaxPool" else "Conv2DFusion")
     x = (np.random.default_rng(5).standard_normal((batch, 2, 11, 10)) * 3).astype(np.float32)
     ex = Executor(g)
     plan = Plan(ex, threads=2)
-    assert plan.fast_steps == 3  # conv, pool and the Dense; the Reshape is a view
+    # conv and pool (one fused node or two) and the Dense; the Reshape is a view
+    assert plan.fast_steps == len(ex.steps) - 1 == (2 if fuse and pool == "MaxPool" else 3)
     np.testing.assert_allclose(plan.run([x])[0], ex.run([x])[0], rtol=1e-5, atol=1e-5)
-    assert ("conv" in plan.pairs) == (pool == "MaxPool")
 
 
 def test_plan_outputs_are_copies_and_views_share_buffers():
@@ -190,7 +225,7 @@ def test_plan_outputs_are_copies_and_views_share_buffers():
     y2, _ = plan.run([-x])
     assert not np.array_equal(y, y2)  # the first result was a copy
     # shape-only steps are views: no call runs for them
-    assert len(plan.calls) == 3 + 1  # im2col, product, pool; the Dense's one pass
+    assert len(plan.calls) == 2 + 1 + 1  # im2col, product; pool; the Dense's one pass
 
 
 def test_unfused_operators_run_their_registry_kernels():

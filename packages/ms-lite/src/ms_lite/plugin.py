@@ -11,6 +11,7 @@ from ms_tensor.registry import RegistryView
 # MindSpore Lite's names for the fused and quantized forms the converter writes.
 LITE_OPS = {
     "Conv2DFusion": "ms_lite.kernels.fused:CONV2D_FUSION",
+    "Conv2DPoolFusion": "ms_lite.kernels.fused:CONV2D_POOL_FUSION",
     "FullConnection": "ms_lite.kernels.fused:FULL_CONNECTION",
     "QuantDTypeCast": "ms_lite.kernels.quantized:QUANT_DTYPE_CAST",
     "QuantConv2D": "ms_lite.kernels.quantized:QUANT_CONV2D",
@@ -32,12 +33,19 @@ PASSES = (
     ("fuse_activation", "ms_lite.converter.passes.activation:fuse_activation"),
     ("choose_layout", "ms_lite.converter.passes.layout:choose_layout"),
 )
+# Run after the precision changes (float32 kernels only: a quantized convolution and its
+# pooling stay two int8 nodes).
+FINAL_PASSES = (
+    ("fuse_conv_pool", "ms_lite.converter.passes.conv_pool:fuse_conv_pool"),
+)
 
 
 @hookimpl
 def ms_register_passes(registry: RegistryView) -> None:
     for name, fn in PASSES:
         registry.add_pass(name, fn, stage="lite")
+    for name, fn in FINAL_PASSES:
+        registry.add_pass(name, fn, stage="lite-final")
 
 
 @hookimpl

@@ -12,7 +12,9 @@ from the Python runtime on the graph as converted, so they check these rewrites 
   MindSpore Micro's ``SetInputs`` does) and quantizes only the input rows one pooled row
   needs into a small scratch: the int8 image (1 KB for LeNet5) is not in the arena.
 
-``rewrite`` applies all three.
+``rewrite`` applies all three. ``split_conv_pool`` first undoes the converter's own
+Conv+Pool fusion (``Conv2DPoolFusion``: the runtime's fast form), so the C is planned
+from the two nodes and fused only where these rewrites are asked for.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from ms_lite.codegen.kernels.geometry import conv_geometry, pool_geometry
 from ms_lite.codegen.kernels.int8_fused import FUSED_OP, STREAM_OP, stream_rows
 from ms_lite.ir import Node, Value
 
-__all__ = ["fuse_conv_pool", "input_casts", "stream_input", "rewrite", "Rewritten", "FUSED_OP",
-           "FUSED_F32_OP", "STREAM_OP"]
+__all__ = ["split_conv_pool", "fuse_conv_pool", "input_casts", "stream_input", "rewrite",
+           "Rewritten", "FUSED_OP", "FUSED_F32_OP", "STREAM_OP"]
 
 
 @dataclasses.dataclass
@@ -43,6 +45,25 @@ class Rewritten:
 def rewrite(graph) -> Rewritten:
     fused = fuse_conv_pool(graph)
     return stream_input(fused, input_casts(fused))
+
+
+def split_conv_pool(graph):
+    """A copy of ``graph`` with each ``Conv2DPoolFusion`` as its Conv2DFusion and MaxPool
+    (the convolution's output a tensor again, of the shape the node kept)."""
+    nodes, values = [], dict(graph.values)
+    for node in graph.nodes:
+        if node.op != "Conv2DPoolFusion":
+            nodes.append(node)
+            continue
+        attrs = {k: v for k, v in node.attrs.items() if k not in ("pool", "conv_shape")}
+        mid = f"{node.name}.conv"
+        values[mid] = Value(mid, tuple(node.attrs["conv_shape"]),
+                            graph.value(node.outputs[0]).dtype)
+        conv_name, _, pool_name = node.name.partition("+")
+        nodes += [Node("Conv2DFusion", list(node.inputs), [mid], attrs, conv_name),
+                  Node("MaxPool", [mid], list(node.outputs), dict(node.attrs["pool"]),
+                       pool_name or f"{node.name}.pool")]
+    return dataclasses.replace(graph, nodes=nodes, values=values)
 
 
 def _readers(graph) -> Counter:

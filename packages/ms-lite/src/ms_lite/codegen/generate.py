@@ -8,7 +8,6 @@ generated library uses ``<stdint.h>``, ``<string.h>`` and ``<math.h>`` only.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from ms_lite.codegen.context import NodeContext, WeightTable, c_name, c_type
 from ms_lite.codegen.lifetimes import Step, inplace_candidates, lifetimes
 from ms_lite.codegen.planner import MemoryPlan, parse_size, plan_memory
 from ms_lite.codegen.templates import MissingTemplateError, find_template
+from ms_lite.converter.pipeline import typed
 
 __all__ = ["Project", "generate", "typed", "TARGETS"]
 
@@ -45,23 +45,6 @@ class Project:
     @property
     def arena_size(self) -> int:
         return self.plan.arena_size
-
-
-def typed(graph):
-    """A copy of ``graph`` whose ``values`` hold every node output's type (the lite
-    runtime's inference fills what the producer of the graph left out)."""
-    from ms_lite.ir import Value
-    from ms_lite.runtime.ops import spec, step
-
-    graph = dataclasses.replace(graph, values=dict(graph.values))
-    for node in graph.nodes:
-        if all(o in graph.values for o in node.outputs):
-            continue
-        specs = [None if not n else spec(graph.value(n).shape, graph.value(n).dtype)
-                 for n in node.inputs]
-        for o, s in zip(node.outputs, step(node, specs).outputs):
-            graph.values[o] = Value(o, s.shape, np.dtype(s.dtype.np).name)
-    return graph
 
 
 def _key_dtype(graph, node) -> str:
@@ -244,7 +227,7 @@ def generate(graph, save_path, *, project_name: str = "net", target: str = "x86"
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     if support_parallel:
         parallel_code.check_target(target)
-    graph = typed(graph.validate())
+    graph = fusion.split_conv_pool(typed(graph.validate()))
     _check_outputs(graph)
     reg = registry or _registry.load()
     if fuse is None:

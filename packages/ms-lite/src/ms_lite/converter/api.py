@@ -7,7 +7,7 @@ import enum
 import os
 
 from ms_lite.converter.config import read_config
-from ms_lite.converter.pipeline import optimize
+from ms_lite.converter.pipeline import finalize, optimize
 from ms_lite.converter.sources import read_model
 from ms_lite.format import save
 
@@ -69,6 +69,8 @@ class Converter:
             report = Report(graph)
         cfg = read_config(config_file) if config_file else None
         graph = apply_precision(graph, report, fp16=self.weight_fp16, config=cfg)
+        if self.optimize == "general":
+            graph = finalize(graph, report)
         path = os.fspath(output_file) + ".ms"
         meta = {"producer": "microspore_lite.Converter", "fmk": fmk,
                 "source": os.path.basename(os.fspath(model_file)),

@@ -77,7 +77,8 @@ static void ms_dense_cols(const float *x, const float *w, const float *b, float 
     ms_dense_cols_base(x, w, b, o, K, N, j0, j1, act);
 }
 
-/* The batched Dense: C[i, j] = act(A[i, :] @ W[j, :] + b[j]) with W packed once into
+/* The matrix products of the plan. The batched Dense: C[i, j] = act(A[i, :] @ W[j, :] + b[j])
+ * with W packed once into
  * panels of 16 rows (``(ceil(N / 16), K, 16)``, zero past N). Four rows of A by one panel
  * at a time in eight 8-float accumulators (GCC/clang vector types: ymm registers with
  * AVX2 + FMA, pairs of xmm otherwise), bias and activation added on the way out, so the
@@ -94,8 +95,8 @@ typedef float ms_v8u __attribute__((vector_size(32), aligned(4)));
     ms_v8 c20 = {0}, c21 = {0}, c30 = {0}, c31 = {0};                                  \
     float tile[4][16];                                                                 \
     for (k = 0; k < K; k++) {                                                          \
-        const ms_v8 b0 = *(const ms_v8u *)(P + 16 * k);                                \
-        const ms_v8 b1 = *(const ms_v8u *)(P + 16 * k + 8);                            \
+        const ms_v8 b0 = *(const ms_v8u *)(P + ks * k);                                \
+        const ms_v8 b1 = *(const ms_v8u *)(P + ks * k + 8);                            \
         c00 += a0[k] * b0; c01 += a0[k] * b1;                                          \
         c10 += a1[k] * b0; c11 += a1[k] * b1;                                          \
         c20 += a2[k] * b0; c21 += a2[k] * b1;                                          \
@@ -116,7 +117,7 @@ typedef float ms_v8u __attribute__((vector_size(32), aligned(4)));
     }
 
 #define MS_PANEL_ARGS const float *restrict A, ptrdiff_t lda, ptrdiff_t mr,             \
-    const float *restrict P, ptrdiff_t K, const float *restrict b, float *restrict C,   \
+    const float *restrict P, ptrdiff_t ks, ptrdiff_t K, const float *restrict b, float *restrict C,   \
     ptrdiff_t ldc, ptrdiff_t nc, int act
 
 static void ms_panel_base(MS_PANEL_ARGS) { MS_PANEL_BODY }
@@ -128,10 +129,13 @@ __attribute__((target("avx2,fma"))) static void ms_panel_avx2(MS_PANEL_ARGS)
 }
 #endif
 
-/* Panels p0 .. p1 - 1 of C (M, N) = act(A (M, K) @ W.T + b) for W packed as above. */
-static void ms_dense_panels(const float *A, ptrdiff_t M, ptrdiff_t K, const float *Wp,
-                            ptrdiff_t N, const float *b, float *C, ptrdiff_t p0,
-                            ptrdiff_t p1, int act)
+/* Panels p0 .. p1 - 1 (16 columns each) of C (M, N, rows ldc apart) = act(A (M, K) @ B + b)
+ * where column j of B is B[k * ks + (j / 16) * ps + j % 16]: ks = 16, ps = 16 K for weights
+ * packed as above (B = W.T); ks = the row length, ps = 16 for a row-major B whose rows
+ * are padded to whole panels (a convolution's column matrix, read in place). */
+static void ms_gemm_panels(const float *A, ptrdiff_t M, ptrdiff_t K, const float *B,
+                           ptrdiff_t ks, ptrdiff_t ps, ptrdiff_t N, const float *b, float *C,
+                           ptrdiff_t ldc, ptrdiff_t p0, ptrdiff_t p1, int act)
 {
     ptrdiff_t p, i;
     void (*panel)(MS_PANEL_ARGS) = ms_panel_base;
@@ -141,8 +145,8 @@ static void ms_dense_panels(const float *A, ptrdiff_t M, ptrdiff_t K, const floa
     for (p = p0; p < p1; p++) {
         ptrdiff_t j = 16 * p, nc = N - j < 16 ? N - j : 16;
         for (i = 0; i < M; i += 4)
-            panel(A + i * K, K, M - i < 4 ? M - i : 4, Wp + p * K * 16, K,
-                  b ? b + j : NULL, C + i * N + j, N, nc, act);
+            panel(A + i * K, K, M - i < 4 ? M - i : 4, B + p * ps, ks, K,
+                  b ? b + j : NULL, C + i * ldc + j, ldc, nc, act);
     }
 }
 

@@ -18,9 +18,9 @@ from libc.string cimport memcpy, memset
 cdef extern from "_dense.h" nogil:
     void ms_dense_cols(const float* x, const float* w, const float* b, float* o,
                        Py_ssize_t K, Py_ssize_t N, Py_ssize_t j0, Py_ssize_t j1, int act)
-    void ms_dense_panels(const float* A, Py_ssize_t M, Py_ssize_t K, const float* Wp,
-                         Py_ssize_t N, const float* b, float* C, Py_ssize_t p0,
-                         Py_ssize_t p1, int act)
+    void ms_gemm_panels(const float* A, Py_ssize_t M, Py_ssize_t K, const float* B,
+                        Py_ssize_t ks, Py_ssize_t ps, Py_ssize_t N, const float* b, float* C,
+                        Py_ssize_t ldc, Py_ssize_t p0, Py_ssize_t p1, int act)
 
 cnp.import_array()
 
@@ -88,16 +88,16 @@ cdef void _col_row(const float* x, float* dst, Py_ssize_t H, Py_ssize_t W, int i
 
 def im2col(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int sh, int sw, int dh, int dw,
            int pt, int pl, int oh, int ow, int threads=1):
-    """Rows ``0 .. C*kh*kw - 1`` of ``cols`` (``(>= C*kh*kw, N*oh*ow)``) become the columns
-    of the images ``x`` (NCHW, zero padding): row ``(c*kh + i)*kw + j``, image ``n`` at
-    columns ``n*oh*ow ..``. Rows past ``C*kh*kw`` are left alone (a row of ones there
+    """Rows ``0 .. C*kh*kw - 1`` of ``cols`` (``(>= C*kh*kw, >= N*oh*ow)``) become the
+    columns of the images ``x`` (NCHW, zero padding): row ``(c*kh + i)*kw + j``, image
+    ``n`` at columns ``n*oh*ow ..`` (columns past ``N*oh*ow`` are left alone). Rows past ``C*kh*kw`` are left alone (a row of ones there
     adds the bias in the product)."""
     cdef const float* xp = _data(x, 4, False, "im2col: x")
     cdef float* cp = _data(cols, 2, True, "im2col: cols")
     cdef Py_ssize_t N = _dim(x, 0), C = _dim(x, 1), H = _dim(x, 2), W = _dim(x, 3)
     cdef Py_ssize_t P = oh * ow, ld = _dim(cols, 1), taps = kh * kw, rows = N * C * taps
     cdef Py_ssize_t r, n, c, t
-    if _dim(cols, 0) < C * taps or ld != N * P:
+    if _dim(cols, 0) < C * taps or ld < N * P:
         raise ValueError(f"im2col: cols {_dim(cols, 0)}x{ld} cannot hold {C * taps}x{N * P}")
     cdef int nt = threads if threads > 1 and rows * P >= _PARALLEL else 1
     with nogil:
@@ -115,12 +115,13 @@ def im2col_wide(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int dh, int dw,
     full input width: row ``(c*kh + i)*kw + j`` is the contiguous run of ``oh*W`` values
     from ``x[0, c, i*dh, j*dw]`` (one copy per row, however narrow the image). Output
     columns ``ox >= ow`` of the product are then meaningless (they wrap into the next
-    row) and the reader skips them; the few values past the plane's end are zeros."""
+    row) and the reader skips them; the few values past the plane's end are zeros. Rows
+    of ``cols`` may be longer than ``oh*W`` (the rest is left alone)."""
     cdef const float* xp = _data(x, 4, False, "im2col_wide: x")
     cdef float* cp = _data(cols, 2, True, "im2col_wide: cols")
     cdef Py_ssize_t C = _dim(x, 1), H = _dim(x, 2), W = _dim(x, 3)
-    cdef Py_ssize_t taps = kh * kw, L = oh * W, r, c, t, start, n
-    if _dim(x, 0) != 1 or _dim(cols, 0) < C * taps or _dim(cols, 1) != L or oh > H:
+    cdef Py_ssize_t taps = kh * kw, L = oh * W, ld = _dim(cols, 1), r, c, t, start, n
+    if _dim(x, 0) != 1 or _dim(cols, 0) < C * taps or ld < L or oh > H:
         raise ValueError(f"im2col_wide: cols {_dim(cols, 0)}x{_dim(cols, 1)} cannot hold "
                          f"{C * taps}x{L} for x of shape {(<object>x).shape}")
     cdef int nt = threads if threads > 1 and C * taps * L >= _PARALLEL else 1
@@ -132,9 +133,9 @@ def im2col_wide(cnp.ndarray x, cnp.ndarray cols, int kh, int kw, int dh, int dw,
             n = H * W - start
             if n > L:
                 n = L
-            memcpy(cp + r * L, xp + c * H * W + start, n * sizeof(float))
+            memcpy(cp + r * ld, xp + c * H * W + start, n * sizeof(float))
             if n < L:
-                memset(cp + r * L + n, 0, (L - n) * sizeof(float))
+                memset(cp + r * ld + n, 0, (L - n) * sizeof(float))
 
 
 cdef void _pool_plane(const float* x, float* o, Py_ssize_t H, Py_ssize_t W, int kh, int kw,
@@ -307,8 +308,32 @@ def dense_packed(cnp.ndarray x, cnp.ndarray wp, cnp.ndarray bias, cnp.ndarray ou
     cdef int nt = threads if threads > 1 and M * K * N >= (1 << 18) else 1
     if nt == 1:
         with nogil:
-            ms_dense_panels(xp, M, K, wpp, N, bp, op, 0, P, act)
+            ms_gemm_panels(xp, M, K, wpp, 16, 16 * K, N, bp, op, N, 0, P, act)
         return
     with nogil:
         for p in prange(P, schedule="static", num_threads=nt):
-            ms_dense_panels(xp, M, K, wpp, N, bp, op, p, p + 1, act)
+            ms_gemm_panels(xp, M, K, wpp, 16, 16 * K, N, bp, op, N, p, p + 1, act)
+
+
+def gemm_cols(cnp.ndarray a, cnp.ndarray b, cnp.ndarray out, int act, int threads=1):
+    """``out = act(a @ b[:, :N])`` for ``a`` (M, K), ``out`` (M, N) and ``b`` (K, L) with
+    ``L`` >= N rounded up to a multiple of 16 (its last columns are read, never used): a
+    convolution's packed weights times its column matrix, read in place (each block of 16
+    columns stays in L1 across the four-row blocks of ``a``), the activation in the same
+    pass; ``threads`` > 1 splits the columns."""
+    cdef const float* ap = _data(a, 2, False, "gemm_cols: a")
+    cdef const float* bp = _data(b, 2, False, "gemm_cols: b")
+    cdef float* op = _data(out, 2, True, "gemm_cols: out")
+    cdef Py_ssize_t M = _dim(a, 0), K = _dim(a, 1), N = _dim(out, 1), L = _dim(b, 1)
+    cdef Py_ssize_t P = (N + 15) // 16, p
+    if _dim(out, 0) != M or _dim(b, 0) != K or L < 16 * P:
+        raise ValueError(f"gemm_cols: a {(<object>a).shape} @ b {(<object>b).shape} cannot "
+                         f"fill out {(<object>out).shape} (b's rows need >= {16 * P} columns)")
+    cdef int nt = threads if threads > 1 and M * K * N >= (1 << 18) else 1
+    if nt == 1:
+        with nogil:
+            ms_gemm_panels(ap, M, K, bp, L, 16, N, NULL, op, N, 0, P, act)
+        return
+    with nogil:
+        for p in prange(P, schedule="static", num_threads=nt):
+            ms_gemm_panels(ap, M, K, bp, L, 16, N, NULL, op, N, p, p + 1, act)

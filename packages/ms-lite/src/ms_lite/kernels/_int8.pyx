@@ -9,6 +9,12 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport int8_t, int32_t, int64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+cdef extern from "_qconv.h" nogil:
+    void ms_qconv_acc(const int8_t* w, const int8_t* cols, Py_ssize_t K, Py_ssize_t M,
+                      int32_t* acc)
 
 cdef int32_t _I32_MIN = -2147483648
 cdef int32_t _I32_MAX = 2147483647
@@ -230,3 +236,114 @@ def dequantize_f32(const int8_t[::1] q, double scale, int zp, float[::1] out):
     with nogil:
         for i in range(n):
             out[i] = <float>((<double>q[i] - zp) * scale)
+
+
+
+# -- the execution plan's int8 convolution (ms_lite.runtime.ops_int8): a column matrix
+# -- in the float kernels' layout, each output channel an int32 row accumulated in place
+
+def im2col(const int8_t[:, :, :, ::1] x, int8_t[:, ::1] cols, int kh, int kw, int sh,
+           int sw, int dh, int dw, int pt, int pl, int oh, int ow, int pad_value):
+    """``cols[(c*kh + i)*kw + j, (n*oh + oy)*ow + ox]`` = the input under tap (i, j) of
+    output (oy, ox) of image n, ``pad_value`` (the input zero point) outside: ``im2row``
+    transposed, so that ``qconv`` runs along contiguous output pixels."""
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t P = oh * ow, n, c, i, j, oy, ox, y, off, lo, hi
+    cdef int8_t* r
+    cdef const int8_t* src
+    if cols.shape[0] != C * kh * kw or cols.shape[1] != N * P:
+        raise ValueError(f"im2col: cols {cols.shape[0]}x{cols.shape[1]}, expected "
+                         f"{C * kh * kw}x{N * P}")
+    cdef const int8_t* xp = &x[0, 0, 0, 0] if N * C * H * W else NULL
+    with nogil:
+        for c in range(C):
+            for i in range(kh):
+                for j in range(kw):
+                    off = j * dw - pl  # input column of output column ox: ox*sw + off
+                    lo = 0 if off >= 0 else (-off + sw - 1) // sw
+                    hi = (W - 1 - off) // sw + 1 if W - 1 - off >= 0 else 0
+                    hi = ow if hi > ow else hi
+                    lo = hi if lo > hi else lo
+                    for n in range(N):
+                        r = &cols[(c * kh + i) * kw + j, n * P]
+                        for oy in range(oh):
+                            y = oy * sh - pt + i * dh
+                            if y < 0 or y >= H:
+                                memset(r + oy * ow, pad_value, ow)
+                                continue
+                            src = xp + ((n * C + c) * H + y) * W + off
+                            for ox in range(lo):
+                                r[oy * ow + ox] = pad_value
+                            for ox in range(lo, hi):
+                                r[oy * ow + ox] = src[ox * sw]
+                            for ox in range(hi, ow):
+                                r[oy * ow + ox] = pad_value
+
+
+cdef void _qconv_row(const int8_t* w, const int8_t* cols, Py_ssize_t K, Py_ssize_t M,
+                     int32_t zw, int32_t mult, int32_t shift, int out_zp, int act_min,
+                     int act_max, int32_t* acc, int8_t* out) noexcept nogil:
+    cdef Py_ssize_t m
+    cdef int32_t v
+    for m in range(M):
+        acc[m] = zw
+    ms_qconv_acc(w, cols, K, M, acc)  # acc += w @ cols, along contiguous pixels
+    for m in range(M):
+        v = _requant(acc[m], mult, shift) + out_zp
+        out[m] = <int8_t>(act_min if v < act_min else (act_max if v > act_max else v))
+
+
+def qconv(const int8_t[:, ::1] w, const int8_t[:, ::1] cols, const int32_t[::1] zw,
+          const int32_t[::1] mult, const int32_t[::1] shift, int out_zp, int act_min,
+          int act_max, int8_t[:, ::1] out, int threads=1):
+    """``out[n] = requant(w[n] @ cols + zw[n])`` per output channel ``n``: ``w`` (Co, K),
+    ``cols`` (K, M) from ``im2col``, ``zw[n] = bias[n] - in_zp * sum(w[n])`` (the input
+    zero point taken out once, at build time), int32 accumulation and the integer
+    requantization of ``qgemm``, bit for bit; ``threads`` > 1 splits the channels."""
+    cdef Py_ssize_t Co = w.shape[0], K = w.shape[1], M = cols.shape[1], n
+    cdef int32_t* acc
+    if cols.shape[0] != K or out.shape[0] != Co or out.shape[1] != M or zw.shape[0] != Co \
+            or mult.shape[0] != Co or shift.shape[0] != Co:
+        raise ValueError(f"qconv: w {w.shape[0]}x{K}, cols {cols.shape[0]}x{M} and out "
+                         f"{out.shape[0]}x{out.shape[1]} do not fit (one zw, mult, shift "
+                         "per channel)")
+    if Co == 0 or M == 0:
+        return
+    cdef int nt = threads if threads > 1 and Co * K * M >= 1 << 20 else 1
+    with nogil:
+        if nt == 1:
+            acc = <int32_t*>malloc(M * sizeof(int32_t))
+            if acc == NULL:
+                with gil:
+                    raise MemoryError("qconv: no memory for one row of int32 sums")
+            for n in range(Co):
+                _qconv_row(&w[n, 0], &cols[0, 0], K, M, zw[n], mult[n], shift[n], out_zp,
+                           act_min, act_max, acc, &out[n, 0])
+            free(acc)
+        else:
+            for n in prange(Co, num_threads=nt, schedule="static"):
+                acc = <int32_t*>malloc(M * sizeof(int32_t))
+                if acc != NULL:
+                    _qconv_row(&w[n, 0], &cols[0, 0], K, M, zw[n], mult[n], shift[n],
+                               out_zp, act_min, act_max, acc, &out[n, 0])
+                    free(acc)
+
+
+def max_pool(const int8_t[:, :, ::1] x, int8_t[:, :, ::1] out, int kh, int kw, int sh,
+             int sw):
+    """Unpadded max pooling of int8 planes (scale and zero point pass through)."""
+    cdef Py_ssize_t P = x.shape[0], W = x.shape[2], oh = out.shape[1], ow = out.shape[2]
+    cdef Py_ssize_t p, oy, ox, i, j
+    cdef int8_t m
+    if out.shape[0] != P or (oh - 1) * sh + kh > x.shape[1] or (ow - 1) * sw + kw > W:
+        raise ValueError(f"max_pool: windows of {out.shape} do not fit in {x.shape}")
+    with nogil:
+        for p in range(P):
+            for oy in range(oh):
+                for ox in range(ow):
+                    m = -128
+                    for i in range(kh):
+                        for j in range(kw):
+                            if x[p, oy * sh + i, ox * sw + j] > m:
+                                m = x[p, oy * sh + i, ox * sw + j]
+                    out[p, oy, ox] = m

@@ -1,7 +1,9 @@
 """Fused float operators, named as in MindSpore Lite.
 
 ``Conv2DFusion``: Conv2D + per-channel bias + activation, one pass over the output.
-``FullConnection``: Dense (``x @ w.T + b``) + activation. The convolution itself is the
+``FullConnection``: Dense (``x @ w.T + b``) + activation. ``Conv2DPoolFusion``: a
+Conv2DFusion and the max pooling that alone reads it (the converter's ``fuse_conv_pool``
+pass; its ``pool`` attribute holds the MaxPool's attributes). The convolution itself is the
 registry's ``Conv2D`` CPU kernel, so the fused form computes exactly what the unfused
 graph did, then adds the bias and clamps in place.
 """
@@ -13,7 +15,8 @@ import numpy as np
 from ms_lite.runtime.ops import LiteOp
 from ms_tensor import registry as _registry
 
-__all__ = ["CONV2D_FUSION", "FULL_CONNECTION", "ACTIVATIONS", "activate"]
+__all__ = ["CONV2D_FUSION", "CONV2D_POOL_FUSION", "FULL_CONNECTION", "ACTIVATIONS",
+           "activate"]
 
 ACTIVATIONS = ("NO_ACTIVATION", "RELU", "RELU6")
 
@@ -50,6 +53,24 @@ def _conv_kernel(x, w, b=None, activation_type="NO_ACTIVATION", **attrs):
 
 CONV2D_FUSION = LiteOp("Conv2DFusion", _conv_infer, _conv_kernel,
                        doc="Conv2D (NCHW) + bias + activation_type")
+
+
+def _conv_pool_infer(x, w, b=None, pool=None, conv_shape=None, **attrs):
+    conv = _conv_infer(x, w, b, **attrs)
+    if not isinstance(pool, dict):
+        raise ValueError(f"Conv2DPoolFusion: the attribute 'pool' must hold the MaxPool's "
+                         f"attributes, got {pool!r}")
+    return _registry.load().primitive("MaxPool").abstract_eval(conv, **pool)
+
+
+def _conv_pool_kernel(x, w, b=None, pool=None, conv_shape=None, **attrs):
+    reg = _registry.load()
+    conv = _conv_kernel(x, w, b, **attrs)
+    return reg.kernel("MaxPool", "CPU")(conv, **reg.primitive("MaxPool").complete_attrs(pool))
+
+
+CONV2D_POOL_FUSION = LiteOp("Conv2DPoolFusion", _conv_pool_infer, _conv_pool_kernel,
+                            doc="Conv2DFusion, then MaxPool (attribute 'pool') on its output")
 
 
 def _fc_infer(x, w, b=None, activation_type="NO_ACTIVATION"):

@@ -252,6 +252,11 @@ def to_mindir(graph) -> pb.ModelProto:
                                 "registry primitives")
     w = _Writer(graph)
     for v in graph.inputs:
+        if v.dtype not in DTYPES:
+            reader = next((n for n in graph.nodes if v.name in n.inputs), None)
+            raise MindirExportError(
+                f"input {v.name!r}" + (f" of {reader.op} node {reader.name!r}" if reader
+                                      else "") + f": dtype {v.dtype} has no MINDIR type")
         w.names[v.name] = w.full(v.name)
         w.g.input.add(name=w.full(v.name), tensor=[pb.TensorProto(
             dims=list(v.shape), data_type=DTYPES[v.dtype])])

@@ -29,6 +29,7 @@ class ImportContext:
         consts: ONNX name -> numpy value of every tensor known at import time (initializers,
             Constant nodes and whatever was folded); put into the graph only when used.
         node: the ONNX node being translated (for names in errors).
+        model: the ``onnx.ModelProto`` (its opsets: nodes are folded under them).
     """
 
     def __init__(self, name: str, opset: int):
@@ -37,6 +38,7 @@ class ImportContext:
         self.consts: dict[str, np.ndarray] = {}
         self.names: dict[str, str] = {}  # ONNX name -> graph name, for computed tensors
         self.node = None
+        self.model = None
         self._used: set[str] = set()
         self._node_names: set[str] = set()
         self._count = 0

@@ -20,11 +20,13 @@ from ms_lite.ir import Graph, Value
 from ms_lite.onnx.context import ImportContext, Unsupported, attr
 
 __all__ = ["NodeReport", "ImportResult", "UnsupportedOnnxError", "OnnxFileError", "load_model",
-           "import_onnx"]
+           "import_onnx", "translate_node"]
 
 # Operators whose result is not a function of their inputs: never folded.
 _RANDOM = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                      "Multinomial", "Bernoulli"})
+# Operators with subgraphs (which read outer tensors the folder does not see): translated.
+_SUBGRAPH = frozenset({"If", "Loop", "Scan"})
 
 
 class OnnxFileError(ValueError):
@@ -186,13 +188,11 @@ def import_onnx(source, input_shapes: dict | None = None, *, strict: bool = True
     """
     from onnx import numpy_helper
 
-    from ms_tensor import registry
-
     source_name = "<model>" if not isinstance(source, (str, os.PathLike)) else os.fspath(source)
     model = load_model(source)
-    reg = registry.load()
     g = model.graph
     ctx = ImportContext(name or g.name or "onnx_model", _opset(model))
+    ctx.model = model  # folding evaluates nodes under the model's opsets
     for init in g.initializer:
         ctx.consts[init.name] = numpy_helper.to_array(init)
     notes: list[str] = []
@@ -218,7 +218,7 @@ def import_onnx(source, input_shapes: dict | None = None, *, strict: bool = True
         ctx.node = node
         before = len(ctx.graph.nodes)
         try:
-            status = _translate(model, node, ctx, reg, used)
+            status = translate_node(node, ctx, used)
         except Unsupported as e:
             reports.append(NodeReport(node_name, node.op_type, "unsupported", str(e)))
             poisoned.update(dict.fromkeys(node.output, node_name))
@@ -238,7 +238,13 @@ def import_onnx(source, input_shapes: dict | None = None, *, strict: bool = True
     return result
 
 
-def _translate(model, node, ctx: ImportContext, reg, used: set) -> str:
+def translate_node(node, ctx: ImportContext, used: set) -> str:
+    """Translate (or fold) one ONNX node into ``ctx``: ``"translated"`` or ``"folded"``;
+    ``Unsupported`` with the reason. ``used``: the tensor names something reads (an
+    output nobody reads need not be produced). The ``If`` importer calls it for the nodes
+    of its branches."""
+    from ms_tensor import registry
+
     if node.domain not in ("", "ai.onnx"):
         raise Unsupported(f"operator domain {node.domain!r} is not the standard ONNX one")
     given = [x for x in node.input if x]
@@ -247,15 +253,16 @@ def _translate(model, node, ctx: ImportContext, reg, used: set) -> str:
         start, end = attr(node, "start", 0), attr(node, "end", None)
         ctx.consts[node.output[0]] = shape[start:end]
         return "folded"
-    if node.op_type not in _RANDOM and all(x in ctx.consts for x in given):
+    if node.op_type not in _RANDOM | _SUBGRAPH and all(x in ctx.consts for x in given):
         try:
-            values = _fold(model, node, ctx.consts)
+            values = _fold(ctx.model, node, ctx.consts)
         except Exception as e:
             raise Unsupported(f"folding it at import failed: {type(e).__name__}: {e}") from None
         for o, v in zip(node.output, values):
             if o:
                 ctx.consts[o] = v
         return "folded"
+    reg = registry.load()
     fn = reg.lookup("onnx_importer", node.op_type)
     if fn is None:
         raise Unsupported("no translation is registered for this operator type")

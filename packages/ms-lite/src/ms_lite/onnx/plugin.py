@@ -48,6 +48,7 @@ IMPORTERS = {
     "Resize": "ms_lite.onnx.import_resize:resize",
     "Upsample": "ms_lite.onnx.import_resize:upsample",
     "LSTM": "ms_lite.onnx.import_rnn:lstm", "GRU": "ms_lite.onnx.import_rnn:gru",
+    "If": "ms_lite.onnx.import_control:if_",
 }
 
 

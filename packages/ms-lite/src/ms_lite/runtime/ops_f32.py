@@ -13,6 +13,7 @@ from functools import partial
 
 import numpy as np
 
+from ms_lite.runtime.ops_int8 import int8_builder
 from ms_tensor import registry as _registry
 
 try:
@@ -20,43 +21,13 @@ try:
 except ImportError:  # a source checkout without the built extension: registry kernels
     _f32 = None
 
-__all__ = ["VIEW_OPS", "fast_builder", "conv_pool_pairs", "product", "uses_mkl"]
+__all__ = ["VIEW_OPS", "fast_builder"]
 
 VIEW_OPS = frozenset({"Reshape", "Flatten", "Squeeze", "ExpandDims"})
 _ACT = {"NO_ACTIVATION": 0, "RELU": 1, "RELU6": 2}
 _CONV = ("Conv2DFusion", "Conv2D")
 _POOL = ("MaxPool", "AvgPool")
 _F32 = np.dtype(np.float32)
-
-
-# Products from this many multiply-adds go to MKL where ms-ops has it: its threads are
-# the libgomp team of ms-ops' and ms-lite's kernels, which ``thread_num`` governs, while
-# numpy's OpenBLAS keeps a second spinning pool that fought them at batch 32 (a
-# 32x400x120 product took 72 ms; docs/benchmarks.md). Smaller products are numpy's:
-# the cheapest call, and faster than MKL's team at LeNet5's batch-1 sizes.
-_LARGE = 1 << 20
-
-
-def _mkl_product(a, b, out):
-    """MKL's sgemm through ms-ops' binding; numpy where that declines the operands."""
-    from ms_ops import blas
-
-    if blas.matmul(a, b, out=out) is None:
-        np.dot(a, b, out=out)
-    return out
-
-
-def product(a, b, out):
-    """The call ``out = a @ b`` (2-D, C-contiguous float32)."""
-    from ms_ops import blas
-
-    if a.shape[0] * b.shape[1] * a.shape[1] >= _LARGE and blas.backend() != "numpy":
-        return partial(_mkl_product, a, b, out)
-    return partial(np.dot, a, b, out=out)
-
-
-def uses_mkl(call) -> bool:
-    return getattr(call.func, "__name__", "") == "gemm"
 
 
 def _is_f32(spec) -> bool:
@@ -95,84 +66,75 @@ def _pool_window(ex, s):
         return None
 
 
-def conv_pool_pairs(steps, ex, consumers, outputs) -> dict:
-    """``{node name: partner step}`` for each convolution whose output only a max pool
-    reads, both runnable here, and for that pool: the convolution's calls then end with
-    the pool, which applies the convolution's activation (max commutes with ReLU and
-    ReLU6, and the pooled tensor is a quarter of the size)."""
-    if _f32 is None:
-        return {}
-    by_input = {s.node.inputs[0]: s for s in steps if s.node.op == "MaxPool"}
-    pairs = {}
-    for s in steps:
-        out = s.node.outputs[0]
-        if s.node.op not in _CONV or out in outputs or consumers.get(out) != 1:
-            continue
-        pool = by_input.get(out)
-        if pool is not None and _eligible(_conv_geometry, ex, s) \
-                and _eligible(_pool_window, ex, pool):
-            pairs[s.node.name], pairs[pool.node.name] = pool, s
-    return pairs
-
-
-def _eligible(check, ex, s) -> bool:
-    try:
-        return check(ex, s) is not None
-    except (TypeError, ValueError, KeyError):
-        return False
-
-
-def fast_builder(s, ex, pairs: dict, threads: int):
+def fast_builder(s, ex, threads: int):
     """The builder of ``s``'s calls, or None where the registry's kernel runs it."""
     if _f32 is None:
         return None
     try:
         if s.node.op in _CONV:
             g = _conv_geometry(ex, s)
-            return None if g is None else partial(_build_conv, s, ex, g, pairs.get(
-                s.node.name), threads)
+            return None if g is None else partial(_build_conv, s, ex, g, None, threads)
+        if s.node.op == "Conv2DPoolFusion":
+            g = _conv_geometry(ex, s)
+            win = None if g is None else _fused_window(ex, s, g)
+            return None if win is None else partial(_build_conv, s, ex, g, win, threads)
         if s.node.op in _POOL:
-            if s.node.name in pairs:  # its convolution's calls run it
-                return lambda arrays: []
             win = _pool_window(ex, s)
             return None if win is None else partial(_build_pool, s, win, 0, threads)
         if s.node.op == "FullConnection" and _dense_ok(ex, s):
             return partial(_build_dense, s, ex, threads)
+        if s.node.op.startswith("Quant"):
+            return int8_builder(s, ex, threads)
     except (TypeError, ValueError, KeyError):
         return None  # the executor accepted the node: its registry kernel runs it
     return None
 
 
-def _build_conv(s, ex, g, pool, threads, arrays):
+def _fused_window(ex, s, g):
+    """The max pool window of a Conv2DPoolFusion (the converter's ``fuse_conv_pool``)."""
+    from ms_lite.kernels.windows import valid_window
+
+    shape = (ex.specs[s.node.inputs[0]].shape[0], ex.constants[s.node.inputs[1]].shape[0],
+             g.oh, g.ow)
+    return valid_window("MaxPool", shape, s.node.attrs["pool"])
+
+
+def _padded(n: int) -> int:
+    """Columns of a column matrix: ``gemm_cols`` reads whole blocks of 16."""
+    return -(-n // 16) * 16
+
+
+def _build_conv(s, ex, g, win, threads, arrays):
+    """A convolution's calls; with ``win``, a Conv2DPoolFusion's: the product pooled,
+    then activated."""
     x, w = arrays[s.node.inputs[0]], ex.constants[s.node.inputs[1]]
     bias = s.node.inputs[2] if len(s.node.inputs) > 2 else ""
     act = _ACT[s.node.attrs.get("activation_type", "NO_ACTIVATION")]
     n, co, width = x.shape[0], w.shape[0], x.shape[3]
     k = w[0].size
-    wide = pool is not None and n == 1 and g.sh == g.sw == 1 and not any(
+    wide = win is not None and n == 1 and g.sh == g.sw == 1 and not any(
         (g.pt, g.pb, g.pl, g.pr))
     p = g.oh * (width if wide else g.ow)
     wm = np.empty((co, k + bool(bias)), np.float32)
     wm[:, :k] = w.reshape(co, k)
-    cols = np.empty((k + bool(bias), n * p), np.float32)
+    cols = np.zeros((k + bool(bias), _padded(n * p)), np.float32)
     if bias:
         wm[:, k] = ex.constants[bias]
         cols[k] = 1.0  # the bias row: never written by im2col
-    if pool is None:
-        return _conv_calls(x, wm, cols, arrays[s.node.outputs[0]], g, act, threads)
-    win = _pool_window(ex, pool)
-    pooled = arrays[pool.node.outputs[0]]
+    out = arrays[s.node.outputs[0]]
+    if win is None:
+        return _conv_calls(x, wm, cols, out, g, act, threads)
     pool_args = (win.kh, win.kw, win.sh, win.sw, False, act, threads)
-    if not wide:
-        out = arrays[s.node.outputs[0]]
-        return _conv_calls(x, wm, cols, out, g, 0, threads) + [partial(
-            _f32.pool, out.reshape(n * co, g.oh, g.ow),
-            pooled.reshape(n * co, *pooled.shape[2:]), *pool_args)]
+    if not wide:  # the convolution's output: the fused node's own scratch
+        conv = np.empty((n, co, g.oh, g.ow), np.float32)
+        return _conv_calls(x, wm, cols, conv, g, 0, threads) + [partial(
+            _f32.pool, conv.reshape(n * co, g.oh, g.ow), out.reshape(n * co, *out.shape[2:]),
+            *pool_args)]
     prod = np.empty((co, p), np.float32)
     return [partial(_f32.im2col_wide, x, cols, g.kh, g.kw, g.dh, g.dw, g.oh, threads),
-            product(wm, cols, prod),
+            partial(_f32.gemm_cols, wm, cols, prod, 0, threads),
             partial(_f32.pool, prod.reshape(co, g.oh, width),
-                    pooled.reshape(co, *pooled.shape[2:]), *pool_args)]
+                    out.reshape(co, *out.shape[2:]), *pool_args)]
 
 
 def _conv_calls(x, wm, cols, out, g, act, threads) -> list:
@@ -181,15 +143,12 @@ def _conv_calls(x, wm, cols, out, g, act, threads) -> list:
     calls = [partial(_f32.im2col, x, cols, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl,
                      g.oh, g.ow, threads)]
     if n == 1:
-        flat = out.reshape(co, p)
-        calls.append(product(wm, cols, flat))
-        if act:
-            calls.append(partial(_f32.bias_act, flat, None, act))
+        calls.append(partial(_f32.gemm_cols, wm, cols, out.reshape(co, p), act, threads))
     else:
         prod = np.empty((co, n * p), np.float32)
-        calls.append(product(wm, cols, prod))
+        calls.append(partial(_f32.gemm_cols, wm, cols, prod, act, threads))
         calls.append(partial(_f32.unpack_act, prod.reshape(co, n, p), out.reshape(n, co, p),
-                             act))
+                             0))
     return calls
 
 

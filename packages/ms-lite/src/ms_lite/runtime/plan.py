@@ -7,13 +7,15 @@ model is built (intermediates share one arena, placed by ``plan_arena``); every 
 bound: no dispatch, no inference, no allocation and no Python frame per operator.
 
 The float32 operators of CNNs and MLPs get kernels of their own (``ops_f32``): a
-convolution is a column matrix (``_f32.im2col``) times the weights packed once into
-``(Cout, C*kh*kw + 1)``, the last column the bias against a row of ones, so the product
-adds it; a max pool that alone reads a convolution takes the convolution's activation
-(the Conv+Pool fusion: pooling first, activating the smaller result); a Dense multiplies
-its input in one pass that adds the bias and activates, by the weight transposed once at
-batch 1 (``_f32.dense_vec``), else by the weight packed once into 16-column panels
-(``_f32.dense_packed``); both AVX2 where the CPU has it, with no BLAS thread team.
+convolution is the weights packed once into ``(Cout, C*kh*kw + 1)`` times a column
+matrix (``_f32.im2col``), the last column the bias against a row of ones, so the product
+adds it (``_f32.gemm_cols``: 4x16 register blocks, the activation in the same pass); a
+Conv2DPoolFusion (the converter's Conv+Pool fusion) pools that product, then activates
+the smaller result; a Dense multiplies its input in
+one pass that adds the bias and activates, by the weight transposed once at batch 1
+(``_f32.dense_vec``), else by the weight packed once into 16-column panels
+(``_f32.dense_packed``). The products are AVX2 + FMA where the CPU has them (chosen at
+run time), and no BLAS thread team wakes or spins for them.
 Shape-only operators (Reshape, Flatten, Squeeze, ExpandDims) are views of their input's
 buffer and cost nothing. Every other operator runs its registry kernel (``out=`` into its
 buffer when it takes one, else its result copied in), so every model the executor runs,
@@ -27,7 +29,7 @@ from functools import partial
 import numpy as np
 
 from ms_lite.runtime.executor import plan_arena
-from ms_lite.runtime.ops_f32 import VIEW_OPS, conv_pool_pairs, fast_builder, uses_mkl
+from ms_lite.runtime.ops_f32 import VIEW_OPS, fast_builder
 from ms_ops.dispatch import kernel_observer
 from ms_ops.kernels import threads as _threads
 
@@ -37,22 +39,18 @@ __all__ = ["Plan"]
 class Plan:
     """The calls of one prediction for an ``Executor`` (one set of input shapes).
 
-    ``threads`` is ``Context.cpu.thread_num`` (0: the kernels' default): ms-lite's own
-    kernels take it as an argument; ms-ops' kernels and MKL's products through ms-ops'
-    thread policy (``ms_ops.kernels.threads.scoped``, for the duration of each run).
-    numpy's own products (the small ones) are OpenBLAS's, single-threaded at those sizes
-    and otherwise as the user set OpenBLAS up.
+    ``threads`` is ``Context.cpu.thread_num`` (0: one): ms-lite's own kernels, the
+    matrix products included, take it as an argument; ms-ops' kernels (operators without
+    a kernel here) through ms-ops' thread policy (``ms_ops.kernels.threads.scoped``, for
+    the duration of each run).
     """
 
     def __init__(self, ex, threads: int = 0):
         self.threads = threads
         graph = ex.graph
         steps = ex.steps
-        self._consumers = _consumers(steps)
         outputs = {v.name for v in graph.outputs}
-        # convolution <-> max pool: the pool ends the convolution's calls
-        self.pairs = conv_pool_pairs(steps, ex, self._consumers, outputs)
-        builders = [fast_builder(s, ex, self.pairs, threads) for s in steps]
+        builders = [fast_builder(s, ex, threads) for s in steps]
         self.fast_steps = sum(b is not None for b in builders)
         arrays = dict(ex.constants)
         self.inputs = []
@@ -76,7 +74,7 @@ class Plan:
         # ms-ops' kernels and MKL take ``threads`` from ms-ops' thread policy, scoped to
         # each run (this thread only; set_context and the process are left alone)
         registry_steps = len(steps) - len(self._views) - self.fast_steps
-        self._scoped = threads > 0 and (registry_steps > 0 or any(map(uses_mkl, self.calls)))
+        self._scoped = threads > 0 and registry_steps > 0
 
     def _allocate(self, ex, steps, builders, outputs, arrays) -> None:
         """Buffers of every step output: graph outputs their own, views of shape-only
@@ -143,15 +141,6 @@ class Plan:
 def _run_all(calls) -> None:
     for call in calls:
         call()
-
-
-def _consumers(steps) -> dict[str, int]:
-    n: dict[str, int] = {}
-    for s in steps:
-        for i in s.node.inputs:
-            if i:
-                n[i] = n.get(i, 0) + 1
-    return n
 
 
 def _viewable(ex, s, arrays, roots) -> bool:
