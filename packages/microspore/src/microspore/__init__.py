@@ -59,6 +59,14 @@ _NAMES = {
     **dict.fromkeys(("set_auto_parallel_context", "get_auto_parallel_context",
                      "reset_auto_parallel_context", "ParallelMode"), "ms_parallel.context"),
     "Layout": "ms_parallel.auto.layout",  # semi-auto parallel's tensor layouts
+    "shard": "ms_parallel.auto.shard_fn",
+    **dict.fromkeys(("set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"),
+                    "ms_parallel.auto.algo"),
+    # distributed checkpoints: the strategy file's layouts, re-cutting the ranks' files
+    "build_searched_strategy": "ms_parallel.auto.strategy_file",
+    **dict.fromkeys(("transform_checkpoints", "transform_checkpoint_by_rank",
+                     "rank_list_for_transform", "load_distributed_checkpoint",
+                     "get_ckpt_path_with_strategy"), "ms_parallel.auto.transform"),
     # MindSpore's other dtype names and type conversions, tensor creation, random state
     **dict.fromkeys(("bool", "byte", "short", "int", "long", "float", "ubyte", "ushort",
                      "intc", "uintc", "intp", "uintp", "cfloat", "cdouble", "dtype_to_nptype",
@@ -94,7 +102,7 @@ _NAMES = {
         "LambdaCallback", "Metric", "Accuracy", "Precision", "Recall", "F1", "Loss",
         "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy",
         "ConfusionMatrix", "save_checkpoint", "load_checkpoint", "load_param_into_net",
-        "async_ckpt_thread_status",
+        "async_ckpt_thread_status", "OnRequestExit",
         "FixedLossScaleManager", "DynamicLossScaleManager", "LossScaleManager",
         "build_train_network", "get_metric_fn", "names", "MAE", "MSE", "Fbeta",
         "rearrange_inputs", "BleuScore", "ConfusionMatrixMetric", "CosineSimilarity", "Dice",
