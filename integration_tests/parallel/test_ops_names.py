@@ -38,6 +38,8 @@ def test_primitives_run():
     np.testing.assert_array_equal(ops.AllGatherV()(flat, [4]).asnumpy(), flat.asnumpy())
     np.testing.assert_array_equal(ops.ReduceScatterV()(flat, [4]).asnumpy(), flat.asnumpy())
     np.testing.assert_array_equal(ops.AlltoAllVC()(flat, [4]).asnumpy(), flat.asnumpy())
+    (got,) = ops.NeighborExchange([0], [0], ([4],), ([4],), ms.float32)((flat,))
+    np.testing.assert_array_equal(got.asnumpy(), flat.asnumpy())
 
 
 def test_comm_func_spellings_return_results():

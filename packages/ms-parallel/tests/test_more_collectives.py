@@ -71,6 +71,22 @@ def test_function_errors():
         P.init_process_group(world_size=2)
 
 
+def test_neighbor_exchange_errors():
+    from ms_parallel.neighbor import NeighborExchange
+    from ms_tensor import dtype as mstype
+
+    with pytest.raises(ValueError, match="send_rank_ids must be distinct"):
+        NeighborExchange([0, 0], [0], [[2]], [[2], [2]], mstype.float32)
+    with pytest.raises(ValueError, match="recv_shapes must hold 1 shapes"):
+        NeighborExchange([0], [0], [], [[2]], mstype.float32)
+    ex = NeighborExchange([1], [0], [[2]], [[2]], mstype.float32)
+    with pytest.raises(ValueError, match=r"send_rank_ids \[1\] must be ranks of group"):
+        ex((Tensor(np.ones(2, np.float32)),))
+    ex = NeighborExchange([0], [0], [[2]], [[2]], mstype.float32)
+    with pytest.raises(ValueError, match="input_x must be a tuple of 1 Float32 tensors"):
+        ex((Tensor(np.ones(3, np.float32)),))
+
+
 def test_non_inplace_mode():
     from ms_parallel.comm_func import set_comm_ops_inplace
 

@@ -13,10 +13,12 @@ from ms_parallel import dist_func as D
 from ms_parallel import object_collectives as O
 from ms_parallel import process_group as P
 from ms_parallel.management import get_group_size, get_rank, init
+from ms_parallel.neighbor import NeighborExchange
 from ms_parallel.reduce_ops import AllReduce
 from ms_parallel.rooted_ops import Barrier, CollectiveGather, CollectiveScatter, Reduce
 from ms_parallel.uneven_ops import AllGatherV, AlltoAllVC, ReduceScatterV
 from ms_tensor import Tensor
+from ms_tensor import dtype as mstype
 
 P.init_process_group()
 init()
@@ -67,6 +69,20 @@ for op, fn in (("sum", np.sum), ("max", np.max), ("min", np.min)):
           fn(np.stack(vin), axis=0)[offs[r]:offs[r + 1]], f"ReduceScatterV {op}")
 close(AlltoAllVC(Tensor(a2a[r]), matrix), a2a_want(r), "AlltoAllVC")
 close(Barrier(), np.zeros(1, np.float32), "Barrier")
+# NeighborExchange: send to the right and left neighbours, a (2, sender+1) block each
+nbrs = list(dict.fromkeys([(r + 1) % n, (r - 1) % n]))
+
+
+def exchange(rank_ids, x=None):
+    """The NeighborExchange of this rank (``x``, else its own values, to each neighbour)."""
+    ex = NeighborExchange(rank_ids, rank_ids, [[2, k + 1] for k in rank_ids],
+                          [[2, r + 1]] * len(rank_ids), mstype.float64)
+    return ex(tuple(x if x is not None else Tensor(value(200 + 10 * r + j, (2, r + 1)))
+                    for j in rank_ids))
+
+
+for k, got in zip(nbrs, exchange(nbrs)):
+    close(got, value(200 + 10 * k + r, (2, k + 1)), f"NeighborExchange from {k}")
 
 # -- gradients against finite differences ---------------------------------------------
 CASES = [  # (name, op, every rank's input: each rank probes rank q's elements in turn)
@@ -78,6 +94,8 @@ CASES = [  # (name, op, every rank's input: each rank probes rank q's elements i
     ("ReduceScatterV sum", lambda x: ReduceScatterV(x, counts, "sum"), vin),
     ("ReduceScatterV min", lambda x: ReduceScatterV(x, counts, "min"), vin),
     ("AlltoAllVC", lambda x: AlltoAllVC(x, matrix), a2a),
+    ("NeighborExchange", lambda x: exchange(nbrs, x)[-1], [value(k, (2, k + 1))
+                                                          for k in range(n)]),
 ]
 eps = 1e-6
 for name, f, every in CASES:
