@@ -18,6 +18,10 @@ microspore's and a framework that differs is dropped.
 "outside kernels": the share of microspore's step time not spent inside operator kernels,
 measured in one extra run with ms-ops' kernel observer timing every kernel call (its own
 overhead, a few hundred ns per kernel, counts as outside); "n/a" where ms-ops has none.
+The same run gives a second table of CPU time per step: in the kernels, in the whole main
+thread and in the other threads (sink's feeder and the dataset's prefetcher). Those hold on
+a loaded machine where wall times do not, and main / kernels of the plain loop bounds what
+any sink can gain: a sink that left nothing but the kernels on the main thread.
 
 Usage: ``python benchmarks/bench_sink.py [--quick | --rounds N] [--case mlp16|mlp64|lenet]``
 (``BENCH_THREADS=1`` on a loaded 2-core machine, see ``_common.py``)
@@ -160,27 +164,34 @@ def ms_runs(ms, data, sink: bool, observer=None):
 
 
 def kernel_share(set_observer):
-    """``measure(run)``: the share of ``run``'s time outside kernels (see module doc)."""
+    """``measure(run)``: ``[share, kernels, main, others]``: the share of ``run``'s wall
+    time outside kernels, and per step the CPU time (us) of the kernels, of the whole main
+    thread and of the process's other threads (the sink's feeder, the dataset's
+    prefetcher). CPU times hold on a loaded machine where wall times do not: a thread
+    waiting for a core or for the GIL uses none (see module doc)."""
     def measure(run):
-        spent = [0.0]
+        spent, cpu = [0.0], [0.0]
 
         def observe(name, kernel):
             def timed_kernel(*args, **kwargs):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.thread_time()
                 try:
                     return kernel(*args, **kwargs)
                 finally:
                     spent[0] += time.perf_counter() - t0
+                    cpu[0] += time.thread_time() - c0
             return timed_kernel
 
         previous = set_observer(observe)
         try:
-            t0 = time.perf_counter()
+            t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
             run()
             total = time.perf_counter() - t0
+            main, process = time.thread_time() - c0, time.process_time() - p0
         finally:
             set_observer(previous)
-        return 1 - spent[0] / total
+        steps = EPOCHS * SINK_SIZE / 1e6
+        return [1 - spent[0] / total, cpu[0] / steps, main / steps, (process - main) / steps]
     return measure
 
 
@@ -377,8 +388,8 @@ def report(rows, cases, shares, notes, plan, quick, load) -> None:
                           and r.samples), None)
                 rate[sink] = 1 / median_iqr(r.samples)[0] if r else None
             mode = "GRAPH_MODE" if "GRAPH" in label else "PyNative"
-            share = [shares.get((mode, case, s)) if label.startswith("microspore") else None
-                     for s in (False, True)]
+            share = [(shares.get((mode, case, s)) or [None])[0]
+                     if label.startswith("microspore") else None for s in (False, True)]
             ratio = rate[True] / rate[False] if rate[True] and rate[False] else None
             cells = [num(v) if v else "-" for v in (rate[False], rate[True])]
             out = " / ".join(f"{v:.0%}" if v is not None else "n/a" for v in share) \
@@ -388,8 +399,27 @@ def report(rows, cases, shares, notes, plan, quick, load) -> None:
             if case == "mlp16" and label == "microspore GRAPH_MODE" and ratio:
                 goals.append(f"GRAPH_MODE sink >= 1.5x non-sink on the batch-16 MLP: "
                              f"{ratio:.2f}x -> {'met' if ratio >= 1.5 else 'NOT met'}")
+    cpu_table(shares, cases)
     print()
     print_notes(notes, rows, goals)
+
+
+def cpu_table(shares, cases) -> None:
+    """microspore's CPU time per step (us) by thread, sink off / on, and the most a sink
+    that removed every non-kernel cost of the main thread could gain (main / kernels of
+    the plain loop)."""
+    print()
+    print("| case | microspore mode | kernels, CPU us/step (off / on) | main thread (off / on) "
+          "| other threads (off / on) | ceiling: main / kernels, sink off |")
+    print("|---|---|---:|---:|---:|---:|")
+    for case in cases:
+        for mode in ("PyNative", "GRAPH_MODE"):
+            got = [shares.get((mode, case, s)) for s in (False, True)]
+            if not all(got):
+                continue
+            cols = [" / ".join(f"{g[i]:.0f}" for g in got) for i in (1, 2, 3)]
+            print(f"| {case} | {mode} | {cols[0]} | {cols[1]} | {cols[2]} | "
+                  f"{got[0][2] / got[0][1]:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -33,11 +33,16 @@ class Batches:
         if self.size is not None and self.size <= 0:
             raise ValueError(f"{who}: the dataset is empty (size {self.size})")
 
-    def _pass(self, num_epochs):
+    def _pass(self, num_epochs, arrays: bool = False):
         if hasattr(self._dataset, "create_tuple_iterator"):
             if self._iterator is None:
-                self._iterator = self._dataset.create_tuple_iterator(
-                    num_epochs=-1 if num_epochs is None else num_epochs)
+                num_epochs = -1 if num_epochs is None else num_epochs
+                make = self._dataset.create_tuple_iterator
+                try:
+                    self._iterator = make(num_epochs=num_epochs, output_numpy=True) \
+                        if arrays else make(num_epochs=num_epochs)
+                except TypeError:  # a dataset of another kind, without output_numpy
+                    self._iterator = make(num_epochs=num_epochs)
             return self._iterator
         return self._dataset
 
@@ -47,26 +52,33 @@ class Batches:
             yield self._convert(batch)
 
     def stream(self, num_epochs):
-        """Batches across ``num_epochs`` epochs (None: without end), for sink mode."""
+        """Batches across ``num_epochs`` epochs (None: without end), for sink mode: tuples
+        of numpy arrays as the dataset gives them (``output_numpy``), since the device
+        queue holds arrays (a Tensor made per batch only to be unwrapped again cost the
+        feeder thread ~20 us of a batch-16 MLP's step, holding the GIL)."""
         done = 0
         while num_epochs is None or done < num_epochs:
             got = False
-            for batch in self.epoch(num_epochs):
+            for batch in self._pass(num_epochs, arrays=True):
                 got = True
-                yield batch
+                yield self._columns(batch)
             if not got:
                 raise ValueError(f"{self._who}: the dataset gave no batches")
             done += 1
 
     def _convert(self, batch):
+        return tuple(Tensor(x) if isinstance(x, np.ndarray) else x
+                     for x in self._columns(batch))
+
+    def _columns(self, batch):
         if isinstance(batch, dict):
-            batch = tuple(batch.values())
-        elif isinstance(batch, (Tensor, np.ndarray)):
-            batch = (batch,)
-        elif not isinstance(batch, (tuple, list)):
+            return tuple(batch.values())
+        if isinstance(batch, (Tensor, np.ndarray)):
+            return (batch,)
+        if not isinstance(batch, (tuple, list)):
             raise TypeError(f"{self._who}: each batch must be a tuple or list of Tensors "
                             f"(inputs..., label), got {type(batch).__name__}")
-        return tuple(Tensor(x) if isinstance(x, np.ndarray) else x for x in batch)
+        return batch
 
     def close(self) -> None:
         """Stop the dataset's prefetching when training ends early."""
