@@ -175,3 +175,26 @@ def test_a_model_with_an_optimizer_is_not_trained_by_the_grid(trained):
     plain = landscape.gen_landscapes_with_multi_process(_callback, settings)[0]
     again = landscape.gen_landscapes_with_multi_process(with_optimizer, settings)[0]
     np.testing.assert_allclose(again["loss"], plain["loss"], rtol=1e-6)
+
+
+def test_graph_mode_equals_pynative(tmp_path):
+    from ms_tensor import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+
+    previous = get_context("mode")
+    got = {}
+    try:
+        for mode in (PYNATIVE_MODE, GRAPH_MODE):
+            set_context(mode=mode)
+            net = _net()
+            model = Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.02))
+            settings = dict(_SETTINGS, landscape_size=3)
+            model.train(1, _BATCHES, callbacks=[SummaryCollector(
+                tmp_path / str(mode), collect_specified_data={"collect_landscape": settings})])
+            np.random.seed(0)
+            got[mode] = SummaryLandscape(tmp_path / str(mode)).gen_landscapes_with_multi_process(
+                _callback)
+    finally:
+        set_context(mode=previous)
+    for a, b in zip(got[PYNATIVE_MODE], got[GRAPH_MODE]):
+        np.testing.assert_array_equal(a["loss"], b["loss"])
+        np.testing.assert_array_equal(a["x"], b["x"])
