@@ -123,3 +123,22 @@ def test_jit_of_grad_compiles_the_differentiated_function():
         x = Tensor(np.array(data, np.float32))
         np.testing.assert_allclose(compiled(x).asnumpy(), ad.grad(_branchy)(x).asnumpy())
     assert compiled.misses >= 1 and compiled.hits >= 1
+
+
+def test_grad_of_a_jit_function_with_a_tensor_while_loop_on_every_call():
+    """The loop's history is a residual of the compiled forward graph: the gradient walks
+    back as many iterations as the forward ran on that call (3, then 1, then 0)."""
+
+    def f(x):
+        out = x * 2
+        while out.max() < 20:
+            out = out * 2
+        return out
+
+    compiled = jit(f)
+    for x, slope in (([1.0, 2.0], 16.0), ([5.0, 6.0], 4.0), ([30.0, 1.0], 2.0)):
+        t = Tensor(np.array(x, np.float32))
+        got = ad.grad(lambda v: compiled(v).sum())(t)
+        want = ad.grad(lambda v: f(v).sum())(t)
+        np.testing.assert_array_equal(got.asnumpy(), [slope, slope])
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())

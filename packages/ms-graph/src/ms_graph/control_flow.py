@@ -57,7 +57,7 @@ from ms_graph.control_flow_values import (
     _truth,
 )
 from ms_graph.convert.errors import GraphSyntaxError
-from ms_tensor.tensor import Tensor
+from ms_tensor.tensor import Tensor, array_of
 
 __all__ = ["cond", "while_loop", "for_range", "current_trace", "Undefined"]
 
@@ -234,6 +234,8 @@ def capture_while(tr, cond_fn, body_fn, tree, leaves, names, where,
     loop = CapturedLoop()
     loop.history_value = node.add_output(None) if keep_history else None
     _emit(tr, node, new)
+    if keep_history and hasattr(tr, "record_array"):  # a residual of grad of a jit function
+        tr.record_array(loop.history_value, [[array_of(t) for t in step] for step in history])
     loop.result = _rebuild(tree, final)
     loop.init, loop.tree, loop.names = init, tree, names_
     loop.body_captured = list(sub_b.captured.values())

@@ -117,6 +117,12 @@ class Tracer:
         self._bind(t, v)
         return v
 
+    def record_array(self, v: Value, held) -> None:
+        """Keep what a node's non-tensor output (a while loop's history) held while
+        tracing, so that ``array_of`` answers for it as for a tensor's Value."""
+        self._arrays[id(v)] = held
+        self._keep.append(held)
+
     def array_of(self, v: Value):
         """The array ``v`` held while tracing (a graph value met by this tracer)."""
         if v.is_const:
