@@ -65,6 +65,7 @@ _LAZY = {
     **dict.fromkeys(("BuiltinSampler", "IterSampler", "PKSampler"), "ms_data.samplers"),
     "RandomDataset": "ms_data.sources.random_data",
     "ManifestDataset": "ms_data.sources.manifest",
+    "SBDataset": "ms_data.sources.sbd",
     "LineReader": "ms_data.utils",
     "utils": "ms_data.utils",
     **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),
