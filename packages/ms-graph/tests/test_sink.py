@@ -71,6 +71,33 @@ def test_channel_is_bounded_the_feeder_runs_ahead_by_capacity_only():
         assert int(ch.get()[0][0]) == 0
 
 
+def test_the_feeder_sleeps_until_the_queue_drained_to_half():
+    """A full queue wakes the feeder only after the reader took half of it: the feeder's
+    work comes in runs, not one wake (and GIL switch) per batch."""
+    pulled = []
+
+    def source():
+        for i in range(100):
+            pulled.append(i)
+            yield (np.array([i]),)
+
+    def settle(n):
+        deadline = time.monotonic() + 5
+        while len(pulled) < n and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(0.1)
+        return len(pulled)
+
+    with DataChannel("t_half", source(), capacity=8) as ch:
+        full = settle(8)  # the queue's 8, plus one the feeder may hold
+        for _ in range(3):
+            ch.get()
+        assert settle(full) == full  # 5 left, above half: the feeder still sleeps
+        ch.get()
+        assert settle(full + 4) >= full + 4  # 4 left, half: it refilled in one run
+        assert [int(ch.get()[0][0]) for _ in range(5)] == [4, 5, 6, 7, 8]
+
+
 def test_starved_queue_names_the_slow_stage_instead_of_hanging():
     release = threading.Event()
 

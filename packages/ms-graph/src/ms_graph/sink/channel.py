@@ -117,13 +117,16 @@ class DataChannel:
             self._put(_Failure(e))
 
     def _put(self, item) -> bool:
+        """Queue ``item``; with the queue full, sleep until the reader has drained it to
+        half (or ``close``): no polling, so a full queue costs the step nothing (each wake
+        of this thread needs the GIL the step's Python needs too)."""
         items = self._items
         while len(items) >= self._capacity:
             if self._stop.is_set():
                 return False
             self._space.clear()
-            if len(items) >= self._capacity:
-                self._space.wait(0.05)
+            if len(items) >= self._capacity and not self._stop.is_set():
+                self._space.wait()
         if self._stop.is_set():
             return False
         items.append(item)
