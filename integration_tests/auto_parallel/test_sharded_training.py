@@ -48,16 +48,21 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     (2, ("--optimizer", "adam", "--graph", "--loss-scale", "fixed")),
     (4, ("--optimizer", "adamw", "--parallel-optimizer", "--auto", "--loss-scale", "dynamic",
          "--eval")),
+    # the strategy file and the ranks' checkpoints (optimizer parts included) re-cut for one
+    # device by transform_checkpoints, and read back as slices by load_distributed_checkpoint
+    (4, ("--optimizer", "adam", "--parallel-optimizer", "--ckpt", "CKPT")),
 ])
-def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra):
+def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra, tmp_path):
     """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,
     enable_parallel_optimizer=...) and Model.train, each rank on its dataset shard."""
     script = SCRIPT.with_name("train_model.py")
+    extra = tuple(tmp_path if a == "CKPT" else a for a in extra)
     proc = run_ranks(ranks, script, "--steps", 3, *extra, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert ("eval sharded" in proc.stdout) == ("--eval" in extra)
     if "--loss-scale" in extra:
         assert "step 1 sharded nan single nan" in proc.stdout
+    assert ("distributed checkpoints ok" in proc.stdout) == ("--ckpt" in extra)
     # ranks' lines may run together in the forwarded output
     assert sorted(re.findall(r"step (\d) sharded", proc.stdout)) == ["0", "1", "2"]
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks

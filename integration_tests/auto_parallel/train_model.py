@@ -18,11 +18,17 @@ Parameters hold slices: the network gathers them while it runs outside the train
 ``loss_scale_manager``); a NaN in the second step's batch makes that step overflow, so both
 runs skip its update (and the dynamic scale halves).
 
+``--ckpt DIR`` saves the strategy (``strategy_ckpt_config``) and every rank's checkpoint of
+its slices (``DIR/rank_r/net.ckpt``); ``transform_checkpoints`` to one device then gives the
+single run's Parameters, and ``load_distributed_checkpoint`` with the run's own strategy as
+the prediction strategy gives each rank its slices back.
+
 usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
        [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic]
 """
 
 import argparse
+import os
 
 import numpy as np
 
@@ -32,9 +38,12 @@ from ms_nn.amp import DynamicLossScaleManager, FixedLossScaleManager
 from ms_nn.loss import SoftmaxCrossEntropyWithLogits
 from ms_nn.optim import Adam, AdamWeightDecay, Momentum
 from ms_nn.train import Callback, Model
+from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import Add, MatMul, ReLU
+from ms_parallel.auto.transform import load_distributed_checkpoint, transform_checkpoints
 from ms_parallel.context import ParallelMode, reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
+from ms_parallel.reduce_ops import AllReduce
 from ms_tensor import Parameter, Tensor
 from ms_tensor.context import GRAPH_MODE, set_context
 
@@ -47,6 +56,7 @@ p.add_argument("--auto", action="store_true",
                help="AUTO_PARALLEL, recursive programming (the shards pin their operators)")
 p.add_argument("--eval", action="store_true", help="then eval, predict and call the network")
 p.add_argument("--loss-scale", choices=("fixed", "dynamic"), default=None)
+p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -117,6 +127,9 @@ single = train(Net(), None, None)
 mode = ParallelMode.AUTO_PARALLEL if args.auto else ParallelMode.SEMI_AUTO_PARALLEL
 set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursive_programming",
                           enable_parallel_optimizer=args.parallel_optimizer)
+if args.ckpt:
+    set_auto_parallel_context(strategy_ckpt_config={
+        "save_file": os.path.join(args.ckpt, "strategy.json")})
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
 step = model_of[-1].train_network._parallel_step
@@ -138,6 +151,24 @@ if args.eval:
     assert step.sharded.params["w1"].shape != (16, 32) or n == 1
     if rank == 0:
         print(f"eval sharded {got[0]} single {want[0]}", flush=True)
+if args.ckpt:
+    strategy = os.path.join(args.ckpt, "strategy.json")
+    net = model_of[1].predict_network
+    os.makedirs(os.path.join(args.ckpt, f"rank_{rank}"), exist_ok=True)
+    save_checkpoint(net, os.path.join(args.ckpt, f"rank_{rank}", "net.ckpt"))
+    AllReduce(Tensor(np.zeros(1)))  # every rank's file is written
+    files = [os.path.join(args.ckpt, f"rank_{r}", "net.ckpt") for r in range(n)]
+    mine = load_distributed_checkpoint(None, files, strategy, strategy, rank_id=rank,
+                                       return_param_dict=True)
+    for prm in net.trainable_params():
+        np.testing.assert_array_equal(mine[prm.name].asnumpy(), prm.asnumpy())
+    if rank == 0:
+        transform_checkpoints(args.ckpt, os.path.join(args.ckpt, "one"), "net", strategy, None)
+        whole = load_checkpoint(os.path.join(args.ckpt, "one", "rank_0", "net0.ckpt"))
+        for prm in model_of[0].predict_network.trainable_params():
+            np.testing.assert_allclose(whole[prm.name].asnumpy(), prm.asnumpy(), rtol=1e-5,
+                                       atol=1e-6)
+        print("distributed checkpoints ok", flush=True)
 reset_auto_parallel_context()
 if args.parallel_optimizer:  # replicated slices are kept as 1/r parts, state included
     assert step.sharded.parts, "no Parameter was split"

@@ -31,6 +31,7 @@ def save_strategy(path, device_num: int, operators: dict, search_mode: str = "",
         data["parallel_layout_item"] = parameters
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strategy-", suffix=".json")
     try:
         with os.fdopen(fd, "w") as f:

@@ -1,0 +1,124 @@
+"""The Parameter layouts of a strategy file, in MindSpore's JSON form.
+
+A strategy file saved by a sharded run (``strategy_ckpt_config(save_file=...)``) holds, besides
+the operators' strategies, MindSpore's ``parallel_layout_item``: per Parameter its device
+matrix, tensor map (axes numbered from the right, -1 for an uncut dimension, a list for a
+dimension cut by several axes) and optimizer-parallel split (``opt_weight_shard_size``: how
+many ranks each keep one part of the slice, ``opt_weight_shard_step``: the rank stride
+between them), plus the whole shape (``param_shape``, an addition of this file; MindSpore's
+readers ignore it). ``build_searched_strategy`` reads it into ``ParallelLayouts`` objects
+shaped like MindSpore's protobuf messages (``layout.dev_matrix[0].dim``...).
+
+An optimizer-parallel part here is a flat ``1/r`` of the slice; that is MindSpore's split
+along the first dimension whenever that dimension divides by ``r``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from ms_parallel.auto.layout import TensorLayout
+
+__all__ = ["ParallelLayouts", "build_searched_strategy", "layout_items", "read_layouts"]
+
+
+class _Dims:
+    """A repeated integer field, as MindSpore's protobuf ``Array`` (``.dim``)."""
+
+    def __init__(self, dim):
+        self.dim = list(dim)
+
+    def __repr__(self) -> str:
+        return f"dim: {self.dim}"
+
+
+class ParallelLayouts:
+    """One Parameter's layout (MindSpore's ``ParallelLayouts`` message fields), with
+    ``layout`` (a ``TensorLayout``) and ``param_shape`` (the whole shape, when known)."""
+
+    def __init__(self, dev_matrix, tensor_map, opt_weight_shard_size=0,
+                 opt_weight_shard_step=0, field=0, param_shape=None):
+        self.dev_matrix = [_Dims(dev_matrix)]
+        self.tensor_map = [_Dims(tensor_map)]
+        self.param_split_shape = [_Dims(())]
+        self.indices_offset = [_Dims(())]
+        self.field = int(field or 0)
+        self.opt_weight_shard_size = int(opt_weight_shard_size or 0)
+        self.opt_weight_shard_step = int(opt_weight_shard_step or 0)
+        self.param_shape = None if param_shape is None else tuple(int(v) for v in param_shape)
+        n = len(self.dev_matrix[0].dim)
+
+        def left(v):
+            values = v if isinstance(v, (list, tuple)) else [v]
+            return tuple(n - 1 - int(a) for a in values if int(a) != -1)
+        self.layout = TensorLayout(self.dev_matrix[0].dim, [left(v) for v in tensor_map])
+
+    @property
+    def device_num(self) -> int:
+        return math.prod(self.dev_matrix[0].dim)
+
+    def __repr__(self) -> str:
+        return (f"ParallelLayouts(dev_matrix={self.dev_matrix[0].dim}, tensor_map="
+                f"{self.tensor_map[0].dim}, opt_weight_shard_size={self.opt_weight_shard_size})")
+
+
+def layout_items(param_layouts: dict, parts: dict | None = None) -> dict:
+    """``parallel_layout_item`` for ``name -> (whole shape, TensorLayout)``; ``parts``: name ->
+    the ranks that each keep a part of its slice (optimizer parallel)."""
+    out = {}
+    for name, (shape, lay) in sorted(param_layouts.items()):
+        ranks = (parts or {}).get(name, ())
+        item = {"dev_matrix": list(lay.dev_matrix), **{k: v for k, v in lay.to_dict().items()
+                                                      if k == "tensor_map"},
+                "field": 0, "opt_weight_shard_size": len(ranks) if len(ranks) > 1 else 0,
+                "opt_weight_shard_step": ranks[1] - ranks[0] if len(ranks) > 1 else 0,
+                "param_shape": list(shape)}
+        out[name] = item
+    return out
+
+
+def build_searched_strategy(strategy_filename) -> dict:
+    """Parameter name -> ``ParallelLayouts`` from a strategy file (MindSpore's
+    ``build_searched_strategy``; JSON files: this project's and MindSpore's ``.json``)."""
+    if not isinstance(strategy_filename, str):
+        raise TypeError(f"build_searched_strategy: strategy_filename must be a str, got "
+                        f"{type(strategy_filename).__name__}")
+    try:
+        with open(strategy_filename, encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"build_searched_strategy: no strategy file {strategy_filename}") \
+            from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"build_searched_strategy: {strategy_filename} is not a JSON strategy "
+                         f"file ({e}); MindSpore's protobuf strategy files are not read") \
+            from None
+    items = data.get("parallel_layout_item") if isinstance(data, dict) else None
+    if not isinstance(items, dict):
+        raise ValueError(f"build_searched_strategy: {strategy_filename} has no "
+                         "parallel_layout_item (save it from a sharded run)")
+    out = {}
+    for name, item in items.items():
+        try:
+            out[name] = ParallelLayouts(item["dev_matrix"], item["tensor_map"],
+                                        item.get("opt_weight_shard_size"),
+                                        item.get("opt_weight_shard_step"), item.get("field"),
+                                        item.get("param_shape"))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"build_searched_strategy: {strategy_filename}: Parameter {name!r} "
+                             f"has no valid layout ({e})") from None
+    return out
+
+
+def read_layouts(strategy) -> tuple[int, dict]:
+    """``(device count, name -> ParallelLayouts)`` of a strategy file, of a dict from
+    ``build_searched_strategy``, or of None (one device, nothing sharded)."""
+    if strategy is None:
+        return 1, {}
+    layouts = strategy if isinstance(strategy, dict) else build_searched_strategy(strategy)
+    counts = {lay.device_num for lay in layouts.values()}
+    if len(counts) > 1:
+        raise ValueError(f"strategy {strategy if isinstance(strategy, str) else ''}: its "
+                         f"Parameters lie on different device counts {sorted(counts)}")
+    return (counts.pop() if counts else 1), layouts
