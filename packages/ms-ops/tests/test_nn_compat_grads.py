@@ -171,3 +171,15 @@ def test_deformable_conv2d_differentiates_to_input_offsets_and_masks():
                                rtol=1e-5, atol=1e-6)  # no offset, mask 1: a plain convolution
     with pytest.raises(ValueError, match=r"DeformableOffsets: offsets must be \(N, 3 \*"):
         ops.deformable_conv2d(_t(x), _t(w), _t(offsets[:, :8]), 2, (1, 1, 1, 1), (0, 0, 0, 0))
+
+
+def test_lstm_primitive_differentiates_every_weight():
+    x, h, c = rng.standard_normal((3, 2, 2)), rng.standard_normal((2, 2, 2)), \
+        rng.standard_normal((2, 2, 2))
+    w = rng.standard_normal(2 * 4 * 2 * 4 + 2 * 16) * 0.5
+    check_grad(lambda a, hh, cc, ww: ops.LSTM(2, 2, 1, True, True, 0.0)(a, hh, cc, ww)[:3],
+               x, h, c, w)
+    with pytest.raises(ValueError, match="LSTM: proj_size must be 0"):
+        ops.LSTM(2, 2, 1, True, True, 0.0, 1)(_t(x), _t(h), _t(c), _t(w))
+    with pytest.raises(ValueError, match="LSTM: w must hold 96 weights"):
+        ops.LSTM(2, 2, 1, True, True, 0.0)(_t(x), _t(h), _t(c), _t(w[:10]))

@@ -60,6 +60,17 @@ DX, DW = rng.standard_normal((1, 4, 5, 6)).astype(np.float32), rng.standard_norm
 DOFF, DOFF2 = rng.standard_normal((1, 36, 3, 3)), rng.standard_normal((1, 12, 5, 3))
 
 
+def _lstm_args(i, h, layers, directions, bias):
+    sizes = [i if k == 0 else h * directions for k in range(layers) for _ in range(directions)]
+    n = sum(4 * h * (s + h) for s in sizes) + (8 * h * len(sizes) if bias else 0)
+    return [(rng.standard_normal(shape) * 0.5).astype(np.float32) for shape in
+            ((3, 2, i), (layers * directions, 2, h), (layers * directions, 2, h), (n, 1, 1))]
+
+
+LSTM1, LSTM_BI, LSTM3 = _lstm_args(3, 2, 1, 1, True), _lstm_args(3, 2, 1, 2, True), \
+    _lstm_args(2, 2, 3, 1, False)
+
+
 def cases(ops, T, ms):  # noqa: C901 - one table of calls
     def i32(a):
         return T(np.asarray(a, np.int32))
@@ -193,6 +204,9 @@ def cases(ops, T, ms):  # noqa: C901 - one table of calls
         "deformable_conv2d": lambda: ops.deformable_conv2d(
             T(DX), T(DW.astype(np.float32)), T(DOFF.astype(np.float32)), (2, 3), (1, 1, 2, 2),
             (1, 0, 1, 1), T(np.arange(4, dtype=np.float32)), (1, 1, 1, 1), 2, 2),
+        "lstm": lambda: ops.LSTM(3, 2, 1, True, False, 0.0)(*map(T, LSTM1))[:3],
+        "lstm_bi": lambda: ops.LSTM(3, 2, 1, True, True, 0.0)(*map(T, LSTM_BI))[:3],
+        "lstm_3layers": lambda: ops.LSTM(2, 2, 3, False, False, 0.0)(*map(T, LSTM3))[:3],
         "DeformableOffsets": lambda: ops.DeformableOffsets(
             (1, 1, 1, 2), (0, 1, 1, 0), (2, 2), (1, 1, 1, 2))(T(DX), T(DOFF2.astype(np.float32))),
     }
