@@ -24,6 +24,7 @@ import numpy as np
 
 from ms_parallel.auto.full_view import attach
 from ms_parallel.auto.train import optimizer_state, slice_in_place
+from ms_parallel.context import get_auto_parallel_context as _get
 from ms_tensor import Tensor
 
 __all__ = ["PipelineTrainStep"]
@@ -56,6 +57,9 @@ class PipelineTrainStep:
             raise ValueError("TrainOneStepCell with pipeline stages: the WithLossCell's loss "
                              "function must be a Cell (an nn loss)")
         self.width = get_group_size() // stages  # ranks per stage, sharding its operators
+        if self.width > 1 and _get("enable_parallel_optimizer"):
+            raise ValueError("TrainOneStepCell: enable_parallel_optimizer is not supported "
+                             "with pipeline stages sharded over several ranks each")
         stage, local = divmod(get_rank(), self.width)
         self.pipe = Stages(backbone, losses[0], self.micro, stage, stages, self.width, local,
                            on_shard=lambda sharded, by_name: slice_in_place(
