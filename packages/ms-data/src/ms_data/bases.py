@@ -28,6 +28,15 @@ class TextBaseDataset(Dataset):
                                   special_first)
 
 
+    def build_sentencepiece_vocab(self, columns, vocab_size, character_coverage, model_type,
+                                  params):
+        """A ``text.SentencePieceVocab`` trained on ``columns`` (one column)."""
+        from ms_data.text.sentencepiece import SentencePieceVocab
+
+        return SentencePieceVocab.from_dataset(self, columns, vocab_size, character_coverage,
+                                               model_type, params)
+
+
 class AudioBaseDataset(Dataset):
     """A dataset of audio."""
 

@@ -22,6 +22,13 @@ from ms_data.text.ops import (
     Truncate,
     TruncateSequencePair,
 )
+from ms_data.text.sentencepiece import (
+    SentencePieceModel,
+    SentencePieceTokenizer,
+    SentencePieceVocab,
+    SPieceTokenizerLoadType,
+    SPieceTokenizerOutType,
+)
 from ms_data.text.tokenizers import (
     PythonTokenizer,
     RegexTokenizer,
@@ -35,4 +42,6 @@ __all__ = [
     "RegexReplace", "BasicTokenizer", "BertTokenizer", "WordpieceTokenizer", "Ngram",
     "SlidingWindow", "ToNumber", "TruncateSequencePair", "Truncate", "PythonTokenizer",
     "AddToken", "CaseFold", "NormalizeUTF8", "NormalizeForm", "to_str", "to_bytes",
+    "SentencePieceVocab", "SentencePieceTokenizer", "SentencePieceModel",
+    "SPieceTokenizerOutType", "SPieceTokenizerLoadType",
 ]
