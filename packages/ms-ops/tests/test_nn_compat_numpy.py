@@ -227,3 +227,14 @@ def test_non_max_suppression_v3_matches_greedy_reference():
                                      ).asnumpy().tolist() == _greedy_ref(boxes, scores, 5, 0.3, 0)
     with pytest.raises(ValueError, match="NonMaxSuppressionV3: scores must be a"):
         ops.NonMaxSuppressionV3()(_t(boxes), _t(scores[:3]), Tensor(2), _t(0.5), _t(0.0))
+
+
+def test_tensor_patch_methods_equal_the_functions():
+    x = _t(rng.standard_normal((1, 2, 4, 6)))
+    cols = x.unfold((2, 3), stride=(2, 3))
+    np.testing.assert_array_equal(cols.asnumpy(), ops.unfold(x, (2, 3), stride=(2, 3)).asnumpy())
+    back = cols.fold(Tensor([4, 6]), (2, 3), stride=(2, 3))  # non-overlapping: the identity
+    np.testing.assert_array_equal(back.asnumpy(), x.asnumpy())
+    four = ops.reshape(cols, (1, 2, 6, 4))
+    np.testing.assert_array_equal(four.col2im(Tensor([4, 6]), (2, 3), 1, 0, (2, 3)).asnumpy(),
+                                  x.asnumpy())

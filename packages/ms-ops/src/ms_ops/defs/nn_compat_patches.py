@@ -56,7 +56,7 @@ def _im2col(x, ksizes, strides=1, dilations=1, pads=0):
 Im2Col = primitive_class("Im2Col", _im2col, ("ksizes", "strides", "dilations", "pads"))
 
 
-@functional("col2im")
+@functional("col2im", methods="col2im")
 def col2im(input_x, output_size, kernel_size, dilation, padding_value, stride):
     """Sum the (N, C, kh*kw, L) columns of ``Im2Col`` back into (N, C, *output_size).
 
@@ -133,6 +133,26 @@ DepthwiseConv2dNative = primitive_class(
     "DepthwiseConv2dNative", _depthwise,
     ("channel_multiplier", "kernel_size", "mode", "pad_mode", "pad", "stride", "dilation",
      "group"))
+
+
+@functional(methods="unfold")
+def _unfold_method(self, kernel_size, dilation=1, padding=0, stride=1):
+    """``Tensor.unfold``: ``ops.unfold`` with the tensor first (im2col).
+
+    >>> ops.ones((1, 2, 4, 4)).unfold(2).shape
+    (1, 8, 9)
+    """
+    return ops.unfold(self, kernel_size, dilation, padding, stride)
+
+
+@functional(methods="fold")
+def _fold_method(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``Tensor.fold``: ``ops.fold`` with the tensor first (col2im of unfold's columns).
+
+    >>> ops.ones((1, 8, 9)).fold(Tensor([4, 4]), 2).shape
+    (1, 2, 4, 4)
+    """
+    return ops.fold(self, output_size, kernel_size, dilation, padding, stride)
 
 
 @functional("adaptive_avg_pool2d_ext")
