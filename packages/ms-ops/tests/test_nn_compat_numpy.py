@@ -238,3 +238,21 @@ def test_tensor_patch_methods_equal_the_functions():
     four = ops.reshape(cols, (1, 2, 6, 4))
     np.testing.assert_array_equal(four.col2im(Tensor([4, 6]), (2, 3), 1, 0, (2, 3)).asnumpy(),
                                   x.asnumpy())
+
+
+@pytest.mark.parametrize("pseudo,overlap", [(False, False), (True, False), (True, True)])
+def test_fractional_max_pool_pools_over_the_sequences_it_returns(pseudo, overlap):
+    x = rng.standard_normal((2, 9, 7, 3))
+    y, rows, cols = ops.FractionalMaxPool([1.0, 1.7, 1.4, 1.0], pseudo, overlap, False, 5)(_t(x))
+    r, c = rows.asnumpy(), cols.asnumpy()
+    assert y.shape == (2, 5, 5, 3) and r[0] == 0 and r[-1] == 9 and c[-1] == 7
+    assert set(np.diff(r)) <= {1, 2} and set(np.diff(c)) <= {1, 2}
+    extra = 1 if overlap else 0
+    for i in range(5):
+        for j in range(5):
+            box = x[:, r[i]:min(r[i + 1] + extra, 9), c[j]:min(c[j + 1] + extra, 7)]
+            np.testing.assert_allclose(y.asnumpy()[:, i, j], box.max((1, 2)), rtol=1e-6)
+    check_grad(lambda a: ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0], pseudo, overlap, False,
+                                               3)(a)[0], rng.standard_normal((1, 4, 4, 1)))
+    with pytest.raises(ValueError, match="FractionalMaxPool: pooling_ratio must be"):
+        ops.FractionalMaxPool([2.0, 1.5, 1.5, 1.0])(_t(x))

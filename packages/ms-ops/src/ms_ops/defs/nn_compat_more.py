@@ -1,7 +1,12 @@
 """More of MindSpore's nn-group Primitives: ``ops.FractionalMaxPoolWithFixedKsize``,
 ``ops.FractionalMaxPool3DWithFixedKsize`` (PyTorch-style fractional pooling with given
-samples), ``ops.NonMaxSuppressionWithOverlaps`` and the colour operators
+samples), ``ops.FractionalMaxPool`` (TensorFlow's, over NHWC with pooling ratios),
+``ops.NonMaxSuppressionWithOverlaps`` and the colour operators
 ``ops.AdjustHue``/``ops.AdjustSaturation``.
+
+FractionalMaxPool draws its row and column boundaries as TensorFlow does (a shuffled mix
+of floor/ceil(ratio) steps, or Graham's pseudo-random sequence), from this framework's
+generator: the boundaries it returns are valid but not MindSpore's draws.
 
 The colour operators follow TensorFlow's kernels (which MindSpore's copy): RGB -> (hue,
 min, max) with hue in [0, 1), the change, and back through the six hue sectors; they are
@@ -15,6 +20,7 @@ import numpy as np
 import ms_ops as ops
 from ms_ops.defs.nn_detection import _scalar
 from ms_ops.opdef import primitive_class
+from ms_tensor.seed import next_generator
 from ms_tensor.tensor import Tensor
 
 
@@ -32,6 +38,57 @@ def _fixed_ksize(name, nd):
 
 FractionalMaxPoolWithFixedKsize = _fixed_ksize("FractionalMaxPoolWithFixedKsize", 2)
 FractionalMaxPool3DWithFixedKsize = _fixed_ksize("FractionalMaxPool3DWithFixedKsize", 3)
+
+
+def _sequence(n_in, n_out, rng, pseudo_random):
+    """TensorFlow's GeneratePoolingSequence: n_out + 1 boundaries from 0 to n_in."""
+    if pseudo_random:
+        alpha = n_in / n_out
+        k = n_in // n_out
+        u = rng.random() * min((k + 2) / alpha - 1, (n_in + 1 - k) / alpha - (n_out - 1))
+        inner = [int(np.ceil(alpha * (i + u))) - 1 for i in range(1, n_out)]
+        return np.asarray([0] + inner + [n_in], np.int64)
+    steps = np.full(n_out, n_in // n_out, np.int64)
+    steps[:n_in % n_out] += 1
+    rng.shuffle(steps)
+    return np.concatenate([[0], np.cumsum(steps)]).astype(np.int64)
+
+
+def _pool_axis(x, axis, seq, overlapping):
+    """Max over the windows [seq[i], seq[i + 1]) (or ] when overlapping) along ``axis``."""
+    n = x.shape[axis]
+    parts = []
+    for lo, hi in zip(seq[:-1], seq[1:]):
+        hi = min(hi + 1, n) if overlapping else hi
+        index = (slice(None),) * axis + (slice(int(lo), int(hi)),)
+        parts.append(ops.amax(x[index], axis))
+    return ops.stack(parts, axis)
+
+
+def _fractional_max_pool(x, pooling_ratio, pseudo_random=False, overlapping=False,
+                         deterministic=False, seed=0, seed2=0):
+    name = "FractionalMaxPool"
+    if not isinstance(x, Tensor) or x.ndim != 4:
+        raise ValueError(f"{name}: x must be a 4-d (N, H, W, C) Tensor, got "
+                         f"{getattr(x, 'shape', type(x).__name__)}")
+    ratio = tuple(float(r) for r in pooling_ratio)
+    if len(ratio) != 4 or ratio[0] != 1 or ratio[3] != 1 or min(ratio[1:3]) < 1:
+        raise ValueError(f"{name}: pooling_ratio must be [1, row >= 1, col >= 1, 1], got "
+                         f"{pooling_ratio!r}")
+    rows, cols = (int(n // r) for n, r in zip(x.shape[1:3], ratio[1:3]))
+    if min(rows, cols) < 1:
+        raise ValueError(f"{name}: pooling_ratio {pooling_ratio!r} leaves no output for "
+                         f"input shape {x.shape}")
+    rng = next_generator(seed, seed2)
+    row_seq = _sequence(x.shape[1], rows, rng, pseudo_random)
+    col_seq = _sequence(x.shape[2], cols, rng, pseudo_random)
+    y = _pool_axis(_pool_axis(x, 1, row_seq, overlapping), 2, col_seq, overlapping)
+    return y, Tensor(row_seq), Tensor(col_seq)
+
+
+FractionalMaxPool = primitive_class("FractionalMaxPool", _fractional_max_pool,
+                                    ("pooling_ratio", "pseudo_random", "overlapping",
+                                     "deterministic", "seed", "seed2"))
 
 
 def _nms_overlaps(overlaps, scores, max_output_size, overlap_threshold, score_threshold):
