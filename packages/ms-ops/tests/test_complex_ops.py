@@ -77,9 +77,29 @@ def test_complex_arithmetic_matches_numpy():
     lambda x, y: x * y, lambda x, y: x / y, lambda x, y: x - y, lambda x, y: -x + y,
     lambda x, y: ops.ComplexAbs()(x * y), lambda x, y: ops.angle(x / y),
     lambda x, y: ops.view_as_real(ops.conj(x) * y), lambda x, y: ops.imag(x) * ops.real(y),
-], ids=["mul", "div", "sub", "neg", "abs", "angle", "view_as_real", "parts"])
+    lambda x, y: ops.matmul(x, y.T), lambda x, y: ops.bmm(x[None], y.T[None]),
+    lambda x, y: ops.MatMul(transpose_a=True)(x, y), lambda x, y: ops.exp(x) * ops.square(y),
+    lambda x, y: ops.mean(x * y, 1),
+], ids=["mul", "div", "sub", "neg", "abs", "angle", "view_as_real", "parts", "matmul", "bmm",
+        "matmul_ta", "exp_square", "mean"])
 def test_complex_gradients_match_finite_differences(fn):
     check_grad(fn, Z, W, rtol=1e-6, atol=1e-8)
+
+
+def test_complex_matmul_exp_square_mean_match_numpy():
+    a, b = Tensor(Z), Tensor(W)
+    np.testing.assert_allclose(ops.matmul(a, b.T).asnumpy(), Z @ W.T, rtol=1e-12)
+    np.testing.assert_allclose(ops.exp(a).asnumpy(), np.exp(Z), rtol=1e-12)
+    np.testing.assert_allclose(ops.square(a).asnumpy(), Z * Z, rtol=1e-12)
+    np.testing.assert_allclose(ops.mean(a, 0).asnumpy(), Z.mean(0), rtol=1e-12)
+
+
+def test_mint_complex_names():
+    from ms_ops import mint
+
+    np.testing.assert_array_equal(mint.real(Tensor(Z)).asnumpy(), Z.real)
+    np.testing.assert_array_equal(mint.imag(Tensor(Z)).asnumpy(), Z.imag)
+    assert mint.polar(Tensor(np.abs(Z)), Tensor(np.angle(Z))).dtype is mstype.complex128
 
 
 def test_gradient_mixing_real_and_complex_inputs():

@@ -127,8 +127,8 @@ def test_round_is_half_to_even_keeps_integers_and_takes_decimals():
     (lambda: ops.floor(Tensor(np.array([1], np.int32))), TypeError,
      r"Floor: input 'x' has dtype Int32, expected one of BFloat16, Float16, Float32, Float64"),
     (lambda: ops.ceil(Tensor([True])), TypeError, r"Ceil: input 'x' has dtype Bool"),
-    (lambda: ops.exp(Tensor(np.array([1j], np.complex64))), TypeError,
-     r"Exp: input 'x' has dtype Complex64"),
+    (lambda: ops.erf(Tensor(np.array([1j], np.complex64))), TypeError,
+     r"Erf: input 'x' has dtype Complex64"),
     (lambda: ops.sqrt(object()), TypeError, r"Sqrt: input 'x' must be a Tensor"),
     (lambda: ops.round(Tensor([1.5]), decimals=1.5), TypeError,
      r"Round: 'decimals' must be an int, got float 1.5"),
@@ -163,8 +163,9 @@ def test_functional_class_alias_and_method_reach_one_definition():
     np.testing.assert_array_equal(x.atan2(x).asnumpy(), np.arctan2(x.asnumpy(), x.asnumpy()))
 
 
-@pytest.mark.parametrize("op", [r[0] for r in RECORDS] + [M.Atan2], ids=_ids)
-def test_every_float_function_rejects_complex_input(op):
+@pytest.mark.parametrize("op", [r[0] for r in RECORDS if r[0] is not M.Exp] + [M.Atan2],
+                         ids=_ids)
+def test_every_float_function_rejects_complex_input(op):  # Exp takes complex (test_complex_ops)
     args = [Tensor(np.array([1j], np.complex64))] * len(op.inputs)
     with pytest.raises(TypeError, match=rf"{op.name}: input 'x' has dtype Complex64"):
         op(*args)

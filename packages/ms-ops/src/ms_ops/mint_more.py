@@ -10,7 +10,8 @@ from ms_tensor import dtype as mstype
 
 # mint names whose ops function has mint's arguments and meaning.
 FORWARDED_MORE = ("einsum", "bincount", "searchsorted", "unique_consecutive", "erfinv", "sinc",
-                  "xlogy", "kthvalue", "histc", "cummax", "cummin", "scatter")
+                  "xlogy", "kthvalue", "histc", "cummax", "cummin", "scatter", "real", "imag",
+                  "polar")
 
 __all__ = ["index_add", "scatter_add", "nansum", "std_mean", "var_mean", "median", "empty",
            "empty_like", "randint_like", "cdist", "conv2d"]

@@ -330,14 +330,14 @@ def squared_difference_bprop(x, y, out, dout):
 SquaredDifference.samples(_binary)
 
 
-Square = OpDef("Square", _UNARY, infer=elementwise(NUMBERS), doc="x * x, elementwise.",
+Square = OpDef("Square", _UNARY, infer=elementwise(_SIGNED), doc="x * x, elementwise.",
                functional="square", methods="square")
-Square.kernel("CPU", dtypes=NUMBERS, out=True)(np.square)
+Square.kernel("CPU", dtypes=_SIGNED, out=True)(np.square)
 
 
 @Square.bprop
 def square_bprop(x, out, dout):
-    return (Mul(dout, Mul(x, 2)),)
+    return (Mul(dout, Mul(_conj(x), 2)),)
 
 
 Square.samples(_unary)

@@ -6,16 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from ms_ops.blas import matmul as blas_matmul
-from ms_ops.defs._grad_util import sum_to, wanted
+from ms_ops.defs._grad_util import conj, sum_to, wanted
 from ms_ops.infer import broadcast_shapes, check_dtype
 from ms_ops.opdef import NUMBERS, Arg, Attr, OpDef, TensorSpec, functional
+from ms_tensor import dtype as mstype
 
 _ATTRS = (Attr("transpose_a", False), Attr("transpose_b", False))
+_PRODUCT = NUMBERS | {mstype.complex64, mstype.complex128}  # MatMul and BatchMatMul's
 
 
 def _mat_dims(x, y, transpose_a, transpose_b, min_rank):
     for name, s in (("x", x), ("y", y)):
-        check_dtype(name, s, NUMBERS)
+        check_dtype(name, s, _PRODUCT)
         if s.ndim < min_rank:
             raise ValueError(f"{name} must be at least {min_rank}-d, got shape {s.shape}")
     n, k = (x.shape[-1], x.shape[-2]) if transpose_a else (x.shape[-2], x.shape[-1])
@@ -40,6 +42,7 @@ def matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
 
 def _matmul_grads(op, x, y, dout, ta, tb):
     """(dx, dy) of ``op(x, y)``; each is None unless the caller wants it."""
+    x, y = conj(x), conj(y)  # complex: dx = dout @ conj(y).T (complex_ops' convention)
     if not ta and not tb:
         gx, gy = (dout, y, False, True), (x, dout, True, False)
     elif not ta:
@@ -71,7 +74,7 @@ def _matmul_infer(x, y, transpose_a=False, transpose_b=False):
 
 MatMul = OpDef("MatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_matmul_infer, promote="common",
                doc="Matrix product of 2-d ``x`` and ``y`` (optionally transposed).")
-MatMul.kernel("CPU", dtypes=NUMBERS, out=True)(matmul_cpu)
+MatMul.kernel("CPU", dtypes=_PRODUCT, out=True)(matmul_cpu)
 
 
 @MatMul.bprop
@@ -100,7 +103,7 @@ BatchMatMul = OpDef("BatchMatMul", (Arg("x"), Arg("y")), _ATTRS, infer=_batch_ma
                     functional=("bmm", "batch_matmul"))
 
 
-@BatchMatMul.kernel("CPU", dtypes=NUMBERS, out=True)
+@BatchMatMul.kernel("CPU", dtypes=_PRODUCT, out=True)
 def batch_matmul_cpu(x, y, transpose_a=False, transpose_b=False, out=None):
     return np.matmul(_t(x, transpose_a), _t(y, transpose_b), out=out)
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 import ms_ops.defs.arithmetic as A
-from ms_ops.defs._grad_util import grad_for, shape_of, sum_to
+from ms_ops.defs._grad_util import conj, grad_for, shape_of, sum_to
 from ms_ops.infer import check_dtype, check_int, elementwise
 from ms_ops.opdef import FLOATS, NUMBERS, STATIC, Arg, OpDef, TensorSpec, functional
 from ms_tensor import dtype as mstype
@@ -142,13 +142,15 @@ POSITIVE = _uniform(0.5, 2.0)
 INSIDE_UNIT = _uniform(-0.8, 0.8)
 
 
-Exp = _float_op("Exp", "e ** x, elementwise.", functional="exp", methods="exp")
-Exp.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.exp))
+_COMPLEX = frozenset({mstype.complex64, mstype.complex128})
+Exp = OpDef("Exp", _X, infer=elementwise(FLOATS | _COMPLEX), promote="float",
+            doc="e ** x, elementwise (complex too).", functional="exp", methods="exp")
+Exp.kernel("CPU", dtypes=FLOATS | _COMPLEX, out=True)(_quietly(np.exp))
 
 
 @Exp.bprop
 def exp_bprop(x, out, dout):
-    return (A.Mul(dout, out),)
+    return (A.Mul(dout, conj(out)),)
 
 
 Exp.samples(_normal)

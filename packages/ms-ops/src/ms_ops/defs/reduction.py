@@ -21,6 +21,8 @@ from ms_tensor import dtype as mstype
 from ms_tensor import registry
 from ms_tensor.tensor import Tensor
 
+_COMPLEX = frozenset({mstype.complex64, mstype.complex128})  # ReduceMean averages them too
+
 
 def reduced_shape(shape: tuple, axes: tuple, keep_dims: bool) -> tuple:
     """``shape`` with ``axes`` removed, or set to 1 with ``keep_dims``."""
@@ -169,12 +171,12 @@ def reduce_sum_bprop(x, axis, out, dout, keep_dims=False):
 ReduceSum.samples(_reduce(_normal))
 
 
-ReduceMean = _reduce_op("ReduceMean", NUMBERS,
+ReduceMean = _reduce_op("ReduceMean", NUMBERS | _COMPLEX,
                         "Mean over ``axis``; integer inputs give the mean truncated to "
                         "their dtype, as MindSpore's does.")
 
 
-@ReduceMean.kernel("CPU", dtypes=NUMBERS)
+@ReduceMean.kernel("CPU", dtypes=NUMBERS | _COMPLEX)
 def reduce_mean_cpu(x, axis=(), keep_dims=False):
     axes = axes_of(axis, x.ndim)
     count = math.prod(x.shape[a] for a in ((axes,) if isinstance(axes, int) else axes))
