@@ -71,6 +71,7 @@ _LAZY = {
     **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),
     "text": "ms_data.text",
     "core": "ms_data.core",
+    "dataloader": "ms_data.dataloader",
     "engine": "ms_data.engine",
     "DSCallback": "ms_data.callback",
     "WaitedDSCallback": "ms_data.callback",

@@ -10,4 +10,4 @@ from microspore._lazy import forward
 __getattr__, __dir__ = forward(__name__, globals(), ("ms_data",),
                                names={"WaitedDSCallback": "microspore.dataset.callback"},
                                submodules=("vision", "transforms", "text", "engine", "core",
-                                           "utils", "debug", "callback"))
+                                           "utils", "debug", "callback", "dataloader"))
