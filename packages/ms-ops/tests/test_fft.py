@@ -3,6 +3,8 @@ PyTorch, and their errors."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ms_ops as ops
 from ms_autodiff import grad
@@ -159,3 +161,16 @@ def test_compiled_fft_and_its_gradient_equal_eager():
     g_eager, g_jit = grad(f)(x), jit(grad(f))(x)
     assert g_jit.dtype is mstype.float64
     np.testing.assert_allclose(g_jit.asnumpy(), g_eager.asnumpy(), rtol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+       norm=st.sampled_from([None, "forward", "ortho"]), seed=st.integers(0, 2**16))
+def test_round_trips_and_parseval_on_any_shape(shape, norm, seed):
+    x = np.random.default_rng(seed).standard_normal(shape)
+    spec = ops.fftn(Tensor(x), norm=norm)
+    np.testing.assert_allclose(ops.ifftn(spec, norm=norm).asnumpy(), x, atol=1e-12)
+    back = ops.irfftn(ops.rfftn(Tensor(x), norm=norm), s=tuple(shape), norm=norm)
+    np.testing.assert_allclose(back.asnumpy(), x, atol=1e-12)
+    energy = float(np.sum(np.abs(ops.fftn(Tensor(x), norm="ortho").asnumpy()) ** 2))
+    np.testing.assert_allclose(energy, np.sum(x ** 2), rtol=1e-10)
