@@ -41,6 +41,15 @@ def test_round_trip_keeps_everything(tmp_path):
     assert h.values["q"].quant.axis == 0
 
 
+
+def test_complex_tensors_round_trip():
+    c = (np.arange(6) + 1j * np.arange(6)[::-1]).reshape(2, 3)
+    g = Graph([Value("z", (2, 3), "complex64")], [Value("y", (2, 3), "complex128")],
+              [Node("Mul", ["z", "c"], ["y"], {}, "mul")], {"c": c}, "complex")
+    g2, _ = from_buffer(to_bytes(g), "complex.ms")
+    assert g2.inputs[0].dtype == "complex64" and g2.constants["c"].dtype == np.complex128
+    np.testing.assert_array_equal(g2.constants["c"], c)
+
 def test_constants_are_aligned_read_only_views_of_the_map(tmp_path):
     path = tmp_path / "m.ms"
     save(_graph(), path)

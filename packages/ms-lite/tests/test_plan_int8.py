@@ -61,6 +61,27 @@ def test_qconv_equals_the_qgemm_reference(co, k, m, in_zp, out_zp, relu, threads
         _int8.qconv(w, cols, zw[:0], mult, shift, out_zp, lo, hi, out, threads)
 
 
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 9), k=st.integers(1, 40), n=st.integers(1, 300), in_zp=_zp,
+       out_zp=_zp, threads=st.sampled_from([1, 2]))
+def test_qdense_equals_the_qgemm_reference(m, k, n, in_zp, out_zp, threads):
+    from ms_lite.kernels.quantized import qgemm_reference
+
+    rng = np.random.default_rng(m * 100000 + k * 1000 + n)
+    x, w = _q(rng, (m, k)), _q(rng, (n, k))
+    bias = rng.integers(-5000, 5000, n).astype(np.int32)
+    mult = rng.integers(1 << 30, (1 << 31) - 1, n).astype(np.int32)
+    shift = rng.integers(-12, 1, n).astype(np.int32)
+    zw = (bias.astype(np.int64) - in_zp * w.astype(np.int64).sum(1)).astype(np.int32)
+    out = np.empty((m, n), np.int8)
+    _int8.qdense(x, np.ascontiguousarray(w.T), zw, mult, shift, out_zp, -128, 127, out,
+                 threads)
+    want = qgemm_reference(x, w, bias, mult, shift, in_zp, out_zp, -128, 127)
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(ValueError, match="qdense"):
+        _int8.qdense(x, np.ascontiguousarray(w.T), zw[:0], mult, shift, 0, -128, 127, out)
+
 def test_int8_max_pool_equals_numpy():
     x = _q(np.random.default_rng(1), (5, 7, 9))
     out = np.empty((5, 3, 3), np.int8)

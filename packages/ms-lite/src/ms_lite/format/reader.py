@@ -112,7 +112,7 @@ def _dtype(name: str, what: str) -> np.dtype:
         dt = np.dtype(name)
     except TypeError:
         raise LiteFormatError(f"{what} has unknown dtype {name!r}") from None
-    if dt.kind not in "biuf" or dt.name != name:
+    if dt.kind not in "biufc" or dt.name != name:
         raise LiteFormatError(f"{what} has unsupported dtype {name!r}")
     return dt
 

@@ -14,7 +14,10 @@ from libc.string cimport memset
 
 cdef extern from "_qconv.h" nogil:
     void ms_qconv_acc(const int8_t* w, const int8_t* cols, Py_ssize_t K, Py_ssize_t M,
-                      int32_t* acc)
+                      Py_ssize_t ld, int32_t* acc)
+    void ms_qdense_acc4(const int8_t* x0, const int8_t* x1, const int8_t* x2,
+                        const int8_t* x3, const int8_t* wt, Py_ssize_t K, Py_ssize_t n,
+                        Py_ssize_t ld, int32_t* acc)
 
 cdef int32_t _I32_MIN = -2147483648
 cdef int32_t _I32_MAX = 2147483647
@@ -287,7 +290,7 @@ cdef void _qconv_row(const int8_t* w, const int8_t* cols, Py_ssize_t K, Py_ssize
     cdef int32_t v
     for m in range(M):
         acc[m] = zw
-    ms_qconv_acc(w, cols, K, M, acc)  # acc += w @ cols, along contiguous pixels
+    ms_qconv_acc(w, cols, K, M, M, acc)  # acc += w @ cols, along contiguous pixels
     for m in range(M):
         v = _requant(acc[m], mult, shift) + out_zp
         out[m] = <int8_t>(act_min if v < act_min else (act_max if v > act_max else v))
@@ -347,3 +350,53 @@ def max_pool(const int8_t[:, :, ::1] x, int8_t[:, :, ::1] out, int kh, int kw, i
                             if x[p, oy * sh + i, ox * sw + j] > m:
                                 m = x[p, oy * sh + i, ox * sw + j]
                     out[p, oy, ox] = m
+
+
+# columns of a block of ``qdense`` (its int32 sums stay in L1, its weights in L2)
+cdef Py_ssize_t _QBLOCK = 256
+
+
+def qdense(const int8_t[:, ::1] x, const int8_t[:, ::1] wt, const int32_t[::1] zw,
+           const int32_t[::1] mult, const int32_t[::1] shift, int out_zp, int act_min,
+           int act_max, int8_t[:, ::1] out, int threads=1):
+    """``out[m, n] = requant(x[m] @ wt[:, n] + zw[n])`` per output column ``n``: the int8
+    Dense of the plan with its weight transposed once (``wt`` (K, N)) and
+    ``zw[n] = bias[n] - in_zp * sum(w[n])``; int32 sums accumulated along contiguous
+    columns, four rows per pass over the weights (``_qconv.h``), the requantization of
+    ``qgemm`` bit for bit. Blocks of 256 columns; ``threads`` > 1 splits the blocks."""
+    cdef Py_ssize_t M = x.shape[0], K = x.shape[1], N = wt.shape[1], nb, b0, b1, m, j, r
+    cdef Py_ssize_t nblk = (N + _QBLOCK - 1) // _QBLOCK
+    cdef int32_t* acc
+    cdef int32_t v
+    if wt.shape[0] != K or out.shape[0] != M or out.shape[1] != N or zw.shape[0] != N \
+            or mult.shape[0] != N or shift.shape[0] != N:
+        raise ValueError(f"qdense: x {M}x{K}, wt {wt.shape[0]}x{N} and out "
+                         f"{out.shape[0]}x{out.shape[1]} do not fit (one zw, mult, shift "
+                         "per column)")
+    if K == 0:
+        raise ValueError("qdense: x has no columns")
+    if M == 0 or N == 0:
+        return
+    cdef int nt = threads if threads > 1 and M * K * N >= 1 << 20 else 1
+    cdef int failed = 0
+    for nb in prange(nblk, nogil=True, num_threads=nt, schedule="static"):
+        acc = <int32_t*>malloc(4 * _QBLOCK * sizeof(int32_t))
+        if acc == NULL:
+            failed += 1
+            continue
+        b0 = nb * _QBLOCK
+        b1 = min(b0 + _QBLOCK, N)
+        for m in range(0, M, 4):  # four rows per pass over the block's weights
+            for r in range(4):
+                for j in range(b0, b1):
+                    acc[r * (b1 - b0) + j - b0] = zw[j]
+            ms_qdense_acc4(&x[m, 0], &x[min(m + 1, M - 1), 0], &x[min(m + 2, M - 1), 0],
+                           &x[min(m + 3, M - 1), 0], &wt[0, b0], K, b1 - b0, N, acc)
+            for r in range(min(4, M - m)):
+                for j in range(b0, b1):
+                    v = _requant(acc[r * (b1 - b0) + j - b0], mult[j], shift[j]) + out_zp
+                    out[m + r, j] = <int8_t>(act_min if v < act_min else (
+                        act_max if v > act_max else v))
+        free(acc)
+    if failed:
+        raise MemoryError("qdense: no memory for a block of int32 sums")

@@ -5,7 +5,8 @@ the float32 ones (``ops_f32``), their buffers planned, their constants prepared 
   zero point) and, per output channel, an int32 row accumulated over contiguous pixels
   and requantized straight into NCHW (``_int8.qconv``); the input zero point's share,
   ``in_zp * sum(w[n])``, is folded into the bias once.
-- ``QuantFullConnection``: ``_int8.qgemm`` into the output buffer.
+- ``QuantFullConnection``: the weight transposed once, each output row's int32 sums
+  accumulated along contiguous columns (``_int8.qdense``), the same bias folding.
 - ``QuantMaxPool`` (unpadded): ``_int8.max_pool``. ``QuantReLU``: ``max(x, zp)`` in place.
 - ``QuantDTypeCast`` per tensor between float32 and int8: ``_int8.(de)quantize_f32``.
 
@@ -92,18 +93,19 @@ def _conv(s, ex, threads):
 
 def _dense(s, ex, threads):
     consts = _constants(s, ex, 1)
-    if consts is None or ex.specs[s.node.inputs[0]].dtype.np != _I8 or consts[0].ndim != 2:
+    if consts is None or ex.specs[s.node.inputs[0]].dtype.np != _I8 or consts[0].ndim != 2 \
+            or consts[0].dtype != _I8 or consts[0].shape[1] == 0:
         return None
-    w, bias, mult, shift = (np.ascontiguousarray(c) for c in consts)
-    if w.dtype != _I8:
-        return None
-    keys = [int(s.node.attrs[k]) for k in _KEYS]
-    bias, mult, shift = (t.astype(np.int32) for t in (bias, mult, shift))
+    w, bias, mult, shift = consts
+    in_zp, out_zp, lo, hi = (int(s.node.attrs[k]) for k in _KEYS)
+    wt = np.ascontiguousarray(w.T)
+    zw = (bias.astype(np.int64) - in_zp * w.astype(np.int64).sum(1)).astype(np.int32)
+    tables = [np.ascontiguousarray(t, np.int32) for t in (mult, shift)]
 
     def build(arrays):
         xa, out = arrays[s.node.inputs[0]], arrays[s.node.outputs[0]]
-        return [partial(_int8.qgemm, xa.reshape(-1, w.shape[1]), w, bias, mult, shift,
-                        *keys, out.reshape(-1, w.shape[0]), threads)]
+        return [partial(_int8.qdense, xa.reshape(-1, w.shape[1]), wt, zw, *tables, out_zp,
+                        lo, hi, out.reshape(-1, w.shape[0]), threads)]
     return build
 
 
