@@ -183,3 +183,36 @@ def test_lstm_primitive_differentiates_every_weight():
         ops.LSTM(2, 2, 1, True, True, 0.0, 1)(_t(x), _t(h), _t(c), _t(w))
     with pytest.raises(ValueError, match="LSTM: w must hold 96 weights"):
         ops.LSTM(2, 2, 1, True, True, 0.0)(_t(x), _t(h), _t(c), _t(w[:10]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ops.ROIAlign(2, 2, 1.0)(_t(np.ones((1, 1, 4, 4))), _t([[0, 0, 0, 2, 2]])),
+    lambda: ops.NMSWithMask()(_t([[0, 0, 1, 1, 0.5]])),
+    lambda: ops.ctc_greedy_decoder(_t(np.zeros((2, 1, 3))), Tensor([2])),
+    lambda: ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0])(_t(np.ones((1, 4, 4, 1)))),
+])
+def test_host_computed_operators_refuse_a_graph_capture(call):
+    """ms-graph installs the value-read hook while it captures; these operators would
+    bake their inputs' values into the graph, so they raise then (and work otherwise)."""
+    from ms_tensor.tensor import set_value_read_hook
+
+    call()
+    previous = set_value_read_hook(lambda tensor, what: None)
+    try:
+        with pytest.raises(RuntimeError, match="call it outside the compiled function"):
+            call()
+    finally:
+        set_value_read_hook(previous)
+
+
+def test_compiled_functions_equal_eager_or_raise():
+    jit = pytest.importorskip("ms_graph").jit
+    x = _t(rng.standard_normal((1, 2, 4, 5)))
+    resize = jit(lambda t: ops.ResizeBicubic(False, True)(t, (6, 3)) * 2)
+    for t in (x, x * 3):  # compositions of graph operators compile and follow their input
+        np.testing.assert_allclose(resize(t).asnumpy(),
+                                   ops.ResizeBicubic(False, True)(t, (6, 3)).asnumpy() * 2,
+                                   rtol=1e-5, atol=1e-6)
+    rois = jit(lambda f, r: ops.ROIAlign(2, 2, 1.0)(f, r))
+    with pytest.raises(RuntimeError, match="ROIAlign computes on the host"):
+        rois(x, _t([[0, 0, 0, 2, 2]]))

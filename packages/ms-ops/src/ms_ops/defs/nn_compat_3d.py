@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.defs.nn_conv_more import _same_pads, _tuple
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
@@ -212,7 +213,7 @@ def _adaptive_max_pool3d(x, output_size):
                          f"{output_size!r}")
     size = tuple(int(s) for s in size)
     out = ops.adaptive_max_pool3d(x, size)
-    a = x.asnumpy()
+    a = host_values("AdaptiveMaxPool3D", x)
     d, h, w = a.shape[2:]
     index = np.zeros(a.shape[:2] + size, np.int32)
     for i, (d0, d1) in enumerate(_bins(d, size[0])):

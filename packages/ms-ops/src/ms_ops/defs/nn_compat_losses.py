@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.defs.nn_loss import _check_functional_reduction
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
@@ -77,7 +78,7 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         raise TypeError(f"MultilabelMarginLoss: target must be an int tensor, got "
                         f"{target.dtype}")
     x = ops.reshape(input, (-1, input.shape[-1]))
-    t = target.asnumpy().reshape(x.shape).astype(np.int64)
+    t = host_values("MultilabelMarginLoss", target).reshape(x.shape).astype(np.int64)
     n, c = x.shape
     if ((t < -1) | (t >= c)).any():
         raise ValueError(f"MultilabelMarginLoss: target values must be in [-1, {c}), got "

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values, outside_graph
 from ms_ops.defs.nn_detection import _scalar
 from ms_ops.opdef import primitive_class
 from ms_tensor.seed import next_generator
@@ -79,6 +80,7 @@ def _fractional_max_pool(x, pooling_ratio, pseudo_random=False, overlapping=Fals
     if min(rows, cols) < 1:
         raise ValueError(f"{name}: pooling_ratio {pooling_ratio!r} leaves no output for "
                          f"input shape {x.shape}")
+    outside_graph(name, "random draws")
     rng = next_generator(seed, seed2)
     row_seq = _sequence(x.shape[1], rows, rng, pseudo_random)
     col_seq = _sequence(x.shape[2], cols, rng, pseudo_random)
@@ -105,7 +107,7 @@ def _nms_overlaps(overlaps, scores, max_output_size, overlap_threshold, score_th
         raise ValueError(f"{name}: max_output_size must be >= 0, got {limit}")
     threshold = float(_scalar(name, "overlap_threshold", overlap_threshold))
     floor = float(_scalar(name, "score_threshold", score_threshold))
-    ov, sc = overlaps.asnumpy(), scores.asnumpy()
+    ov, sc = host_values(name, overlaps), host_values(name, scores)
     keep = []
     for i in np.argsort(-sc, kind="stable"):
         if len(keep) >= limit or sc[i] <= floor:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.defs.nn_loss import _check_functional_reduction
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
@@ -89,7 +90,7 @@ def _ints(name, what, t, shape=None):
                          f"{'' if shape is None else f' of shape {shape}'}, got "
                          f"{getattr(t, 'dtype', type(t).__name__)} "
                          f"{getattr(t, 'shape', '')}")
-    return t.asnumpy().astype(np.int64)
+    return host_values(name, t).astype(np.int64)
 
 
 def _ctc_v2(name, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
@@ -110,7 +111,7 @@ def _ctc_v2(name, log_probs, targets, input_lengths, target_lengths, blank, zero
         raise ValueError(f"{name}: input_lengths {in_len.tolist()} (at most T={t_len}) and "
                          f"target_lengths {tg_len.tolist()} (at most S={tg.shape[1]}, and "
                          f"at most the input length) need one entry per sample ({n})")
-    lp = log_probs.asnumpy().astype(np.float64)
+    lp = host_values(name, log_probs).astype(np.float64)
     loss = np.zeros(n)
     log_alpha = np.full((n, t_len, 2 * tg.shape[1] + 1), _NEG)
     grad = np.zeros_like(lp)
@@ -176,7 +177,7 @@ def _ctc_tf(x, labels_indices, labels_values, sequence_length,
     if ((values < 0) | (values >= classes - 1)).any() or (seq > t_len).any():
         raise ValueError(f"{name}: labels must be in [0, {classes - 1}) (the last class is "
                          f"blank) and sequence_length at most {t_len}")
-    logits = x.asnumpy().astype(np.float64)
+    logits = host_values(name, x).astype(np.float64)
     top = logits.max(-1, keepdims=True)
     lp = logits - top - np.log(np.sum(np.exp(logits - top), -1, keepdims=True))
     loss = np.zeros(n)
@@ -220,7 +221,7 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
     seq = _ints(name, "sequence_length", sequence_length, (n,))
     if (seq > t_len).any() or (seq < 0).any():
         raise ValueError(f"{name}: sequence_length {seq.tolist()} must be in [0, {t_len}]")
-    x = inputs.asnumpy()
+    x = host_values(name, inputs)
     indices, values, score = [], [], np.zeros((n, 1), x.dtype)
     longest = 0
     for b in range(n):

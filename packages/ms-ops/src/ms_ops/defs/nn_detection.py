@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
 
@@ -165,7 +166,7 @@ def _nms_with_mask(bboxes, iou_threshold=0.5):
     if bboxes.shape[1] != 5:
         raise ValueError(f"NMSWithMask: bboxes must be (N, 5) (x1, y1, x2, y2, score), got "
                          f"{bboxes.shape}")
-    data = bboxes.asnumpy().astype(np.float64)
+    data = host_values("NMSWithMask", bboxes).astype(np.float64)
     order = np.argsort(-data[:, 4], kind="stable")
     sorted_boxes = data[order]
     mask = np.zeros(len(order), bool)
@@ -196,7 +197,8 @@ def _nms_v3(boxes, scores, max_output_size, iou_threshold, score_threshold):
     if limit < 0 or not 0 <= threshold <= 1:
         raise ValueError(f"{name}: max_output_size must be >= 0 and iou_threshold in [0, 1], "
                          f"got {limit}, {threshold}")
-    keep = _greedy(boxes.asnumpy().astype(np.float64), scores.asnumpy().astype(np.float64),
+    keep = _greedy(host_values(name, boxes).astype(np.float64),
+                   host_values(name, scores).astype(np.float64),
                    threshold, float(_scalar(name, "score_threshold", score_threshold)), limit)
     return Tensor(np.asarray(keep, np.int32))
 
@@ -220,7 +222,8 @@ def _combined_nms(boxes, scores, max_output_size_per_class, max_total_size, iou_
     if per_class <= 0 or total <= 0 or not 0 <= threshold <= 1:
         raise ValueError(f"{name}: the output sizes must be positive and iou_threshold in "
                          f"[0, 1], got {per_class}, {total}, {threshold}")
-    b, s = boxes.asnumpy().astype(np.float64), scores.asnumpy().astype(np.float64)
+    b = host_values(name, boxes).astype(np.float64)
+    s = host_values(name, scores).astype(np.float64)
     batch, _, q, _ = b.shape
     classes = s.shape[2]
     size = min(total, per_class * classes) if pad_per_class else total

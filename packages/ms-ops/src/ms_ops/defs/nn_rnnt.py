@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.opdef import primitive_class
 from ms_tensor.tensor import Tensor
 
@@ -69,14 +70,14 @@ def _rnnt_loss(acts, labels, input_lengths, label_lengths, blank_label=0):
         if not isinstance(t, Tensor) or t.is_floating_point() or t.shape != shape:
             raise ValueError(f"{name}: {what} must be an int Tensor of shape {shape} for acts "
                              f"{acts.shape}, got {getattr(t, 'shape', type(t).__name__)}")
-        arrays.append(t.asnumpy().astype(np.int64))
+        arrays.append(host_values(name, t).astype(np.int64))
     lab, t_len, u_len = arrays
     if not 0 <= blank_label < classes or (lab < 0).any() or (lab >= classes).any() or \
             (t_len < 1).any() or (t_len > t_max).any() or (u_len < 0).any() or \
             (u_len > u_max - 1).any():
         raise ValueError(f"{name}: blank_label and labels must be in [0, {classes}), "
                          f"input_lengths in [1, {t_max}], label_lengths in [0, {u_max - 1}]")
-    logits = acts.asnumpy().astype(np.float64)
+    logits = host_values(name, acts).astype(np.float64)
     top = logits.max(-1, keepdims=True)
     lp = logits - top - np.log(np.exp(logits - top).sum(-1, keepdims=True))
     costs, grads = np.zeros(b), np.zeros_like(lp)

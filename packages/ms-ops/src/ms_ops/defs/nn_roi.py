@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
+from ms_ops.defs._host import host_values
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
 
@@ -62,7 +63,7 @@ def _roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sampl
         raise ValueError(f"{name}: pooled sizes must be positive and roi_end_mode 0 or 1, got "
                          f"{pooled_height}, {pooled_width}, {roi_end_mode}")
     n, c, height, width = features.shape
-    boxes = rois.asnumpy().astype(np.float64)
+    boxes = host_values(name, rois).astype(np.float64)
     if ((boxes[:, 0] < 0) | (boxes[:, 0] >= n)).any():
         raise ValueError(f"{name}: rois' batch indices must be in [0, {n}), got "
                          f"{boxes[:, 0].tolist()}")
@@ -134,14 +135,14 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
     if not isinstance(crop_size, (tuple, list)) or len(crop_size) != 2 or min(crop_size) <= 0:
         raise ValueError(f"{name}: crop_size must be 2 positive ints, got {crop_size!r}")
     b, height, width, c = image.shape
-    which = box_indices.asnumpy().astype(np.int64)
+    which = host_values(name, box_indices).astype(np.int64)
     if ((which < 0) | (which >= b)).any():
         raise ValueError(f"{name}: box_indices must be in [0, {b}), got {which.tolist()}")
     ch, cw = crop_size
     index = np.zeros((len(which), ch, cw, 4), np.int64)
     weight = np.zeros((len(which), ch, cw, 4))
     outside = np.zeros((len(which), ch, cw), bool)
-    for r, (y1, x1, y2, x2) in enumerate(boxes.asnumpy().astype(np.float64)):
+    for r, (y1, x1, y2, x2) in enumerate(host_values(name, boxes).astype(np.float64)):
         ys = _axis_positions(y1, y2, height, ch)
         xs = _axis_positions(x1, x2, width, cw)
         out_y = (ys < 0) | (ys > height - 1)
