@@ -40,6 +40,7 @@ from ms_nn.optim import Adam, AdamWeightDecay, Momentum
 from ms_nn.train import Callback, Model
 from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import Add, MatMul, ReLU
+from ms_parallel.auto.algo import reset_algo_parameters, set_algo_parameters
 from ms_parallel.auto.transform import load_distributed_checkpoint, transform_checkpoints
 from ms_parallel.context import ParallelMode, reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
@@ -125,6 +126,8 @@ if args.graph:
     set_context(mode=GRAPH_MODE)
 single = train(Net(), None, None)
 mode = ParallelMode.AUTO_PARALLEL if args.auto else ParallelMode.SEMI_AUTO_PARALLEL
+if args.auto:  # every operator on both ranks, so that replicas exist for the optimizer
+    set_algo_parameters(fully_use_devices=True)
 set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursive_programming",
                           enable_parallel_optimizer=args.parallel_optimizer)
 if args.ckpt:
@@ -170,6 +173,7 @@ if args.ckpt:
                                        atol=1e-6)
         print("distributed checkpoints ok", flush=True)
 reset_auto_parallel_context()
+reset_algo_parameters()
 if args.parallel_optimizer:  # replicated slices are kept as 1/r parts, state included
     assert step.sharded.parts, "no Parameter was split"
     for name, (ranks, shape) in step.sharded.parts.items():
