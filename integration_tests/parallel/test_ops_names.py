@@ -40,6 +40,9 @@ def test_primitives_run():
     np.testing.assert_array_equal(ops.AlltoAllVC()(flat, [4]).asnumpy(), flat.asnumpy())
     (got,) = ops.NeighborExchange([0], [0], ([4],), ([4],), ms.float32)((flat,))
     np.testing.assert_array_equal(got.asnumpy(), flat.asnumpy())
+    sent, got = ops.BatchISendIRecv(("isend", "irecv"), [0, 0], [(4,)], (ms.float32,))((flat,))
+    assert sent.shape == () and float(sent.asnumpy()) == 0.0
+    np.testing.assert_array_equal(got.asnumpy(), flat.asnumpy())
 
 
 def test_comm_func_spellings_return_results():

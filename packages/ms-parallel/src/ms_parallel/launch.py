@@ -10,6 +10,7 @@ worker recorded), when some rank reached ``init()`` and another has not within
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import shutil
@@ -131,9 +132,12 @@ class _Job:
         self.lines: list[str] = []
         self.first_gone: list[int] = []  # the ranks seen gone first while the job ran
         # Its own session: killing the group reaches mpiexec, its proxies and the ranks.
+        # Being in its own session, it would outlive a launcher killed by a signal (a
+        # test's timeout, Ctrl-C's SIGKILL): on Linux, mpiexec gets SIGTERM when the
+        # launcher dies, and Hydra then ends the proxies and the ranks.
         self.proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=_die_with_parent)
         self.reader = threading.Thread(target=self._forward, daemon=True)
         self.reader.start()
 
@@ -263,6 +267,13 @@ class _Job:
             except (OSError, ValueError):
                 pass
         self.proc.wait()
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the launcher's thread ends (Linux prctl
+    PR_SET_PDEATHSIG; elsewhere nothing)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
 
 
 def _describe(code: int) -> str:

@@ -1,5 +1,6 @@
-"""``NeighborExchange``: MindSpore's exchange of tensors with chosen ranks, as one
-AlltoAllV over the group (every rank of the group calls it, as in MindSpore).
+"""``NeighborExchange`` and ``BatchISendIRecv``: MindSpore's exchanges of tensors with
+chosen ranks. NeighborExchange is one AlltoAllV over the group (every rank of the group
+calls it, as in MindSpore).
 
 Each rank sends ``input_x[i]`` to ``send_rank_ids[i]`` and receives a tensor of
 ``recv_shapes[i]`` from ``recv_rank_ids[i]``; AlltoAllV moves every block at once, so no
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ms_ops import functional as F
 from ms_parallel.groups import WORLD
 from ms_parallel.groups import group as find_group
@@ -25,14 +28,14 @@ from ms_parallel.p2p_ops import AlltoAllV
 from ms_tensor import Tensor
 from ms_tensor import dtype as mstype
 
-__all__ = ["NeighborExchange"]
+__all__ = ["NeighborExchange", "BatchISendIRecv"]
 
 
-def _shapes(name, value, n):
+def _shapes(name, value, n, fn="NeighborExchange"):
     if not isinstance(value, (list, tuple)) or len(value) != n or any(
             not isinstance(s, (list, tuple)) or
             any(not isinstance(d, int) or d < 0 for d in s) for s in value):
-        raise ValueError(f"NeighborExchange: {name} must hold {n} shapes (lists of "
+        raise ValueError(f"{fn}: {name} must hold {n} shapes (lists of "
                          f"non-negative ints), got {value!r}")
     return [tuple(s) for s in value]
 
@@ -92,3 +95,66 @@ class NeighborExchange:
     def __repr__(self) -> str:
         return (f"Prim[NeighborExchange]<send_rank_ids={self.send_rank_ids}, "
                 f"recv_rank_ids={self.recv_rank_ids}>")
+
+
+class BatchISendIRecv:
+    """``ops.BatchISendIRecv(op_types, remote_ranks, receive_shapes, receive_dtypes,
+    group)(input_x)``: ``input_x`` holds the tensors of the ``"isend"`` entries, in order;
+    the result has a zero scalar at each ``"isend"`` and the received tensor at each
+    ``"irecv"``. Unrecorded, every send and receive starts at once (MPI_Isend/Irecv) and
+    all are waited for, so no order deadlocks; under ``grad`` or in a graph they are the
+    Send/Receive operators in list order (differentiable; MPI buffers small messages, a
+    large one sent before its peer's receive waits for it)."""
+
+    def __init__(self, op_types, remote_ranks, receive_shapes=None, receive_dtypes=None,
+                 group=WORLD):
+        receive_shapes = list(receive_shapes or ())
+        receive_dtypes = list(receive_dtypes or ())
+        if not isinstance(op_types, (list, tuple)) or \
+                any(t not in ("isend", "irecv") for t in op_types):
+            raise TypeError(f"BatchISendIRecv: op_types must be a list of 'isend'/'irecv', "
+                            f"got {op_types!r}")
+        if not isinstance(remote_ranks, (list, tuple)) or len(remote_ranks) != len(op_types):
+            raise ValueError("BatchISendIRecv: op_types and remote_ranks must have the same "
+                             f"length, got {op_types!r} and {remote_ranks!r}")
+        n_recv = list(op_types).count("irecv")
+        if len(receive_shapes) != n_recv or len(receive_dtypes) != n_recv:
+            raise ValueError(f"BatchISendIRecv: give one receive shape and dtype per 'irecv' "
+                             f"({n_recv}), got {receive_shapes!r} and {receive_dtypes!r}")
+        self.op_types, self.remote_ranks = list(op_types), list(remote_ranks)
+        self.receive_shapes = _shapes("receive_shapes", receive_shapes, n_recv,
+                                      "BatchISendIRecv")
+        self.receive_dtypes, self.group = receive_dtypes, group
+
+    def __call__(self, input_x):
+        from ms_ops.dispatch import get_recorder
+        from ms_parallel.comm_func import irecv, isend
+        from ms_parallel.p2p_ops import Receive, Send
+
+        xs = list(input_x) if isinstance(input_x, (list, tuple)) else [input_x]
+        if len(xs) != self.op_types.count("isend") or \
+                any(not isinstance(x, Tensor) for x in xs):
+            raise ValueError(f"BatchISendIRecv: input_x must hold one tensor per 'isend' "
+                             f"({self.op_types.count('isend')}), got {input_x!r}")
+        sends, recvs = iter(xs), iter(zip(self.receive_shapes, self.receive_dtypes))
+        out, handles = [], []
+        recorded = get_recorder() is not None
+        for kind, peer in zip(self.op_types, self.remote_ranks):
+            if kind == "isend":
+                x = next(sends)
+                if recorded:
+                    out.append(Send(x, 0, peer, self.group))
+                else:
+                    handles.append(isend(x, peer, self.group))
+                    out.append(Tensor(np.zeros((), x.dtype.np)))
+            else:
+                shape, dtype = next(recvs)
+                if recorded:
+                    out.append(Receive(0, peer, list(shape), dtype, self.group))
+                else:
+                    t = Tensor(np.zeros(shape, dtype.np))
+                    handles.append(irecv(t, peer, self.group))
+                    out.append(t)
+        for h in handles:
+            h.wait()
+        return tuple(out)

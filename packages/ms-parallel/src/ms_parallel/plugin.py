@@ -11,7 +11,7 @@ from ms_tensor.registry import RegistryView
 
 @hookimpl
 def ms_register_ops(registry: RegistryView) -> None:
-    from ms_parallel.neighbor import NeighborExchange
+    from ms_parallel.neighbor import BatchISendIRecv, NeighborExchange
     from ms_parallel.p2p_ops import AlltoAll, AlltoAllV, Receive, Send
     from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceOp, ReduceScatter
     from ms_parallel.rooted_ops import Barrier, CollectiveGather, CollectiveScatter, Reduce
@@ -22,6 +22,7 @@ def ms_register_ops(registry: RegistryView) -> None:
                      AllGatherV, ReduceScatterV, AlltoAllVC)
     registry.add_function("ReduceOp", ReduceOp)
     registry.add_function("NeighborExchange", NeighborExchange)
+    registry.add_function("BatchISendIRecv", BatchISendIRecv)
     # ms-nn's TrainOneStepCell asks for this; imported only when a training step is built
     registry.add("train_hook", "grad_reducer", "ms_parallel.data_parallel:grad_reducer_for")
 

@@ -13,7 +13,7 @@ from ms_parallel import dist_func as D
 from ms_parallel import object_collectives as O
 from ms_parallel import process_group as P
 from ms_parallel.management import get_group_size, get_rank, init
-from ms_parallel.neighbor import NeighborExchange
+from ms_parallel.neighbor import BatchISendIRecv, NeighborExchange
 from ms_parallel.reduce_ops import AllReduce
 from ms_parallel.rooted_ops import Barrier, CollectiveGather, CollectiveScatter, Reduce
 from ms_parallel.uneven_ops import AllGatherV, AlltoAllVC, ReduceScatterV
@@ -83,6 +83,18 @@ def exchange(rank_ids, x=None):
 
 for k, got in zip(nbrs, exchange(nbrs)):
     close(got, value(200 + 10 * k + r, (2, k + 1)), f"NeighborExchange from {k}")
+
+if n > 1:  # a ring: send right, receive from the left, eagerly and compiled
+    right, left = (r + 1) % n, (r - 1) % n
+    ring = BatchISendIRecv(("isend", "irecv"), [right, left], [(3,)], (mstype.float64,))
+
+    def ring_fn(t):
+        return ring(t)
+
+    for run in (ring, jit(ring_fn)):
+        sent, got = run((Tensor(value(300 + r, (3,))),))
+        close(sent, 0.0, "BatchISendIRecv's isend placeholder")
+        close(got, value(300 + left, (3,)), "BatchISendIRecv ring")
 
 # -- gradients against finite differences ---------------------------------------------
 CASES = [  # (name, op, every rank's input: each rank probes rank q's elements in turn)
