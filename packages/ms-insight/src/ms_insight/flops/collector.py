@@ -126,7 +126,8 @@ class FlopsUtilizationCollector(Callback):
         if self.ma:
             self._write_ma("time_step", f'time_monitor{{type="per_step_time", rank_id="0"}} '
                            f'{ms} {_ms_now()}\n', "a")
-        if self.verbose and (step - 1) % self.data_size == 0:
+        # the first step and every data_size-th after it; a sink step covering one prints
+        if self.verbose and (step - 1) // self.data_size > (step - covered - 1) // self.data_size:
             mode = str(cb.get("mode", "train")).title()
             print(f"{mode} per step time: {ms:5.3f} ms mfu:{_floored(self.mfu)} "
                   f"hfu:{_floored(self.hfu)}", flush=True)
