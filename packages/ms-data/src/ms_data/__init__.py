@@ -66,6 +66,7 @@ _LAZY = {
     "RandomDataset": "ms_data.sources.random_data",
     "ManifestDataset": "ms_data.sources.manifest",
     "SBDataset": "ms_data.sources.sbd",
+    "DatasetCache": "ms_data.cache",
     "LineReader": "ms_data.utils",
     "utils": "ms_data.utils",
     **dict.fromkeys(("serialize", "deserialize", "show", "compare"), "ms_data.serializer"),

@@ -112,13 +112,13 @@ class Dataset(Recorded):
         from ms_data.ops.map import MapDataset
         if column_order is not None:
             raise TypeError("map: column_order was removed in MindSpore 2.x; use project()")
-        merged = None if callbacks else MapDataset.merged(
+        merged = None if callbacks or cache is not None else MapDataset.merged(
             self, operations, input_columns, output_columns, num_parallel_workers,
             python_multiprocessing)
         if merged is not None:
             return merged
         return MapDataset(self, operations, input_columns, output_columns, num_parallel_workers,
-                          python_multiprocessing, callbacks)
+                          python_multiprocessing, callbacks, cache)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
               per_batch_map=None, input_columns=None, output_columns=None,

@@ -168,8 +168,9 @@ class MapDataset(UnionBaseDataset):
     """The node made by ``Dataset.map``."""
 
     def __init__(self, child, operations, input_columns, output_columns, num_parallel_workers,
-                 python_multiprocessing, callbacks=None):
+                 python_multiprocessing, callbacks=None, cache=None):
         super().__init__([child], num_parallel_workers)
+        self.cache = _check_cache(cache)
         self.callbacks = check_callbacks(callbacks)
         self._runners: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
@@ -253,6 +254,14 @@ class MapDataset(UnionBaseDataset):
         return _Apply(ops, self.input_columns, self._apply.rng_key)
 
     def _batches(self, ctx: EpochContext):
+        if self.cache is not None:
+            from ms_data.cache import cached_batches
+
+            yield from cached_batches(self.cache, self, lambda: self._mapped(ctx))
+        else:
+            yield from self._mapped(ctx)
+
+    def _mapped(self, ctx: EpochContext):
         mode = config.get_error_samples_mode()
         state = (ctx.seed, ctx.epoch, ctx.keys, int(mode))
         ins, outs = self.input_columns, self.output_columns
@@ -321,6 +330,14 @@ class MapDataset(UnionBaseDataset):
                     for n, v in cols.items()}
         rest = {n: v for n, v in cols.items() if n not in self.input_columns}
         return {**produced, **rest}
+
+
+def _check_cache(cache):
+    from ms_data.cache import DatasetCache
+
+    if cache is not None and not isinstance(cache, DatasetCache):
+        raise TypeError(f"cache must be a DatasetCache, got {type(cache).__name__}")
+    return cache
 
 
 class _hooked:

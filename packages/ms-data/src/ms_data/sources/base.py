@@ -68,9 +68,12 @@ class MappableSource(MappableDataset):
     _read_kind = "thread"
 
     def __init__(self, num_samples=None, shuffle=None, sampler=None, num_shards=None,
-                 shard_id=None, num_parallel_workers=None):
+                 shard_id=None, num_parallel_workers=None, cache=None):
         super().__init__((), num_parallel_workers)
         self.sampler = select_sampler(num_samples, shuffle, sampler, num_shards, shard_id)
+        from ms_data.ops.map import _check_cache
+
+        self.cache = _check_cache(cache)
 
     def _length(self) -> int:
         raise NotImplementedError
@@ -105,6 +108,14 @@ class MappableSource(MappableDataset):
             ctx.pool(self, "process", self._workers(), self._read)
 
     def _batches(self, ctx: EpochContext) -> Iterator[pa.RecordBatch]:
+        if self.cache is not None:
+            from ms_data.cache import cached_batches
+
+            yield from cached_batches(self.cache, self, lambda: self._read_epoch(ctx))
+        else:
+            yield from self._read_epoch(ctx)
+
+    def _read_epoch(self, ctx: EpochContext) -> Iterator[pa.RecordBatch]:
         chunks = self._index_chunks(ctx)
         pool = ctx.pool(self, self._read_kind, self._workers(), self._read)
         yield from ordered_map(pool, self._read, chunks, f"reading {type(self).__name__}")

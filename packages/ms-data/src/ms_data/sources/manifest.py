@@ -58,7 +58,7 @@ class ManifestDataset(MappableSource, VisionBaseDataset):
                  shard_id=None, cache=None):
         super().__init__(num_samples=num_samples, shuffle=shuffle, sampler=sampler,
                          num_shards=num_shards, shard_id=shard_id,
-                         num_parallel_workers=num_parallel_workers)
+                         num_parallel_workers=num_parallel_workers, cache=cache)
         if usage not in _USAGES:
             raise ValueError(f"ManifestDataset: usage must be one of {list(_USAGES)}, got "
                              f"{usage!r}")

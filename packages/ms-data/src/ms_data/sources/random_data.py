@@ -55,7 +55,8 @@ class RandomDataset(MappableSource, VisionBaseDataset):
                  num_parallel_workers=None, cache=None, shuffle=None, num_shards=None,
                  shard_id=None):
         super().__init__(num_samples=num_samples, shuffle=shuffle, num_shards=num_shards,
-                         shard_id=shard_id, num_parallel_workers=num_parallel_workers)
+                         shard_id=shard_id, num_parallel_workers=num_parallel_workers,
+                         cache=cache)
         rng = np.random.default_rng([config.get_seed(), 0x5EED])
         if total_rows is not None and (not isinstance(total_rows, int) or total_rows < 0):
             raise ValueError(f"RandomDataset: total_rows must be a non-negative int, got "

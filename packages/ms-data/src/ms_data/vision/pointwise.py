@@ -257,7 +257,7 @@ class FusedPointwise(_Pointwise):
         if kinds is None or (oh, ow) == (h, w):
             return None
         xi, _, xiw = linear_table(w, ow)
-        yi, _, yiw = linear_table(h, oh)
+        yi, _, yiw = linear_table(h, oh, vertical=True)
         out = np.empty((n, oh * ow * c), dtype=np.float32)
         _lut_kernel.resize_lut(np.ascontiguousarray(xb), out, xi.reshape(-1), xiw.reshape(-1),
                                yi.reshape(-1), yiw.reshape(-1), lut, chw,

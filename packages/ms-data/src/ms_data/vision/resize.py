@@ -52,7 +52,7 @@ def resize_nhwc(op: str, x: np.ndarray, oh: int, ow: int, mode: Inter,
             return out
         if mode == Inter.BILINEAR and x.dtype in (np.uint8, np.float32):
             xi, xw, xiw = rt.linear_table(w, ow)
-            yi, yw, yiw = rt.linear_table(h, oh)
+            yi, yw, yiw = rt.linear_table(h, oh, vertical=True)
             xc = np.ascontiguousarray(x)
             out = np.empty((n, oh, ow, c), dtype=x.dtype)
             if x.dtype == np.uint8:

@@ -42,8 +42,12 @@ def nearest_table(in_size: int, out_size: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=256)
-def linear_table(in_size: int, out_size: int, area: bool = False):
-    """Two taps per output pixel: ``(index (out, 2) int32, float32 weights, int16 weights)``."""
+def linear_table(in_size: int, out_size: int, area: bool = False, vertical: bool = False):
+    """Two taps per output pixel: ``(index (out, 2) int32, float32 weights, int16 weights)``.
+
+    OpenCV zeroes the fraction of a tap outside the image horizontally only; vertically it
+    keeps the fraction and clamps the row (``vertical``), which rounds differently in
+    fixed point at the first and last rows."""
     if area:  # OpenCV's INTER_AREA when enlarging: linear with area-style fractions
         d = np.arange(out_size)
         scale = in_size / out_size
@@ -54,7 +58,8 @@ def linear_table(in_size: int, out_size: int, area: bool = False):
         s, f = _half_pixel(in_size, out_size)
     low = s < 0
     high = s >= in_size - 1
-    f[low | high] = 0
+    if not vertical:
+        f[low | high] = 0
     s = np.where(low, 0, np.where(high, in_size - 1, s)).astype(np.int32)
     idx = np.stack([s, np.minimum(s + 1, in_size - 1)], axis=1).astype(np.int32)
     w = np.stack([np.float32(1) - f, f], axis=1).astype(np.float32)
@@ -122,7 +127,7 @@ def nearest_ref(x: np.ndarray, oh: int, ow: int) -> np.ndarray:
 
 
 def linear_ref(x: np.ndarray, oh: int, ow: int, area: bool = False) -> np.ndarray:
-    yi, yw, yiw = linear_table(x.shape[1], oh, area)
+    yi, yw, yiw = linear_table(x.shape[1], oh, area, vertical=True)
     xi, xw, xiw = linear_table(x.shape[2], ow, area)
     if x.dtype == np.uint8:
         s = x.astype(np.int32)
