@@ -20,7 +20,10 @@ per tensor.
   alternating), and in the 2-rank job the share of step time in the gradient reducer's
   call, bucketed (25 MB buckets: one allreduce) against per tensor (6 allreduces),
   interleaved. The buckets start during the backward pass (overlap), so the reducer's
-  call measures the communication left exposed after the backward pass.
+  call measures the communication left exposed after the backward pass. Then the same
+  step compiled (GRAPH_MODE) on 2 ranks: there the bucket allreduces are graph nodes
+  that run after the backward nodes (no overlap yet), so all their time (the AllReduce
+  kernels, timed through ms-ops' kernel observer) is exposed.
 
 The 2 cores are shared by both ranks (and everything else on the machine): on a real
 cluster each rank has its own cores, so 2 ranks here cannot be faster than 1.
@@ -191,6 +194,49 @@ def worker_dp(out, steps, global_batch=64):
             json.dump(result, f)
 
 
+def worker_dp_graph(out, steps, global_batch=64):
+    import microspore as ms
+    from microspore.communication import get_group_size, get_rank, init
+    from ms_ops.dispatch import set_kernel_observer
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    init()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True)
+    step, x, y = _mlp_step(global_batch // get_group_size())
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    spent = {"t": 0.0}
+
+    def observe(name, kernel):
+        if name != "AllReduce":
+            return kernel
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            got = kernel(*args, **kwargs)
+            spent["t"] += time.perf_counter() - t0
+            return got
+
+        return timed
+
+    set_kernel_observer(observe)
+    for _ in range(3):
+        step(x, y)  # compiles, then warms up
+    result = {"step": [], "comm": []}
+    for _ in range(steps):
+        spent["t"] = 0.0
+        comm.Barrier()
+        t0 = time.perf_counter()
+        step(x, y)
+        result["step"].append(_slowest(comm, time.perf_counter() - t0))
+        result["comm"].append(comm.allreduce(spent["t"], op=MPI.MAX))
+    if get_rank() == 0:
+        with open(out, "w") as f:
+            json.dump(result, f)
+
+
 # -- driver ----------------------------------------------------------------------------
 def _size(b):
     return f"{b >> 20} MB" if b >= 1 << 20 else f"{b >> 10} KB"
@@ -220,16 +266,17 @@ def report_allreduce(rounds):
 
 def report_dp(rounds, steps):
     one = []
-    comm = {"bucketed": [], "per tensor": []}
-    step2 = {"bucketed": [], "per tensor": []}
+    comm = {"bucketed": [], "per tensor": [], "bucketed, compiled": []}
+    step2 = {"bucketed": [], "per tensor": [], "bucketed, compiled": []}
     for _ in range(rounds):
         one += _launch(1, "dp", steps)["bucketed"]["step"]
         r = _launch(2, "dp", steps)
+        r["bucketed, compiled"] = _launch(2, "dp_graph", steps)
         for name in comm:
             step2[name] += r[name]["step"]
             comm[name] += r[name]["comm"]
     s1 = median_iqr(one)[0]
-    print("\n### Data-parallel MLP (global batch 64, Momentum, PyNative)\n")
+    print("\n### Data-parallel MLP (global batch 64, Momentum; PyNative unless compiled)\n")
     print("| run | ms/step | steps/s | reducer ms/step | reducer share |")
     print("|---|---|---|---|---|")
     print(f"| 1 rank | {num(s1 * 1e3)} | {num(1 / s1)} | - | - |")
@@ -246,8 +293,9 @@ def main(argv=None) -> int:
     args, rest = p.parse_known_args(argv)
     if args.worker:
         kind, *extra = rest
-        (worker_allreduce if kind == "allreduce" else worker_dp)(args.worker,
-                                                                 *map(int, extra))
+        workers = {"allreduce": worker_allreduce, "dp": worker_dp,
+                   "dp_graph": worker_dp_graph}
+        workers[kind](args.worker, *map(int, extra))
         return 0
     cases = args.case or CASES
     before = os.getloadavg()[0]
