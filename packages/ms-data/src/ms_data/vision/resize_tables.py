@@ -56,12 +56,13 @@ def linear_table(in_size: int, out_size: int, area: bool = False, vertical: bool
         f = np.where(f <= 0, np.float32(0), f - np.floor(f)).astype(np.float32)
     else:
         s, f = _half_pixel(in_size, out_size)
-    low = s < 0
-    high = s >= in_size - 1
-    if not vertical:
+    if vertical:
+        idx = np.clip(np.stack([s, s + 1], axis=1), 0, in_size - 1).astype(np.int32)
+    else:
+        low, high = s < 0, s >= in_size - 1
         f[low | high] = 0
-    s = np.where(low, 0, np.where(high, in_size - 1, s)).astype(np.int32)
-    idx = np.stack([s, np.minimum(s + 1, in_size - 1)], axis=1).astype(np.int32)
+        s = np.where(low, 0, np.where(high, in_size - 1, s)).astype(np.int32)
+        idx = np.stack([s, np.minimum(s + 1, in_size - 1)], axis=1).astype(np.int32)
     w = np.stack([np.float32(1) - f, f], axis=1).astype(np.float32)
     iw = np.rint(w * COEF_ONE).astype(np.int16)
     return np.ascontiguousarray(idx), np.ascontiguousarray(w), np.ascontiguousarray(iw)
