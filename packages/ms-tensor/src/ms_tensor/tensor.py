@@ -19,7 +19,7 @@ from ms_tensor import registry as _registry
 from ms_tensor._format import tensor_repr, tensor_str
 
 __all__ = ["Tensor", "wrap", "is_tensor", "array_of", "set_array", "node_of", "set_node",
-           "set_value_read_hook"]
+           "set_value_read_hook", "value_read_hook"]
 
 _new = object.__new__
 _from_np = mstype._FROM_NP
@@ -38,6 +38,13 @@ def set_value_read_hook(hook):
     global _value_read
     previous, _value_read = _value_read, hook
     return previous
+
+
+def value_read_hook():
+    """The hook ``set_value_read_hook`` installed, or None. ms-graph sets one only while it
+    captures, so operators that compute on the host from their inputs' values (whose
+    results a graph would freeze) can refuse to run then."""
+    return _value_read
 
 
 class Tensor:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_tensor import tensor as _tensor
+from ms_tensor.tensor import value_read_hook
 
 
 def outside_graph(name: str, what: str = "its input values") -> None:
     """Raise, naming ``name``, when a graph capture is running."""
-    if _tensor._value_read is not None:  # set only while a graph capture runs
+    if value_read_hook() is not None:  # set only while a graph capture runs
         raise RuntimeError(
             f"{name} computes on the host from {what}, which a compiled graph would keep "
             "as constants of the call that compiled it; call it outside the compiled "
