@@ -51,6 +51,7 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     # the strategy file and the ranks' checkpoints (optimizer parts included) re-cut for one
     # device by transform_checkpoints, and read back as slices by load_distributed_checkpoint
     (4, ("--optimizer", "adam", "--parallel-optimizer", "--ckpt", "CKPT")),
+    (4, ("--optimizer", "momentum", "--ckpt", "CKPT")),  # replicas: restore_group_info_list
 ])
 def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra, tmp_path):
     """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,

@@ -18,13 +18,15 @@ Parameters hold slices: the network gathers them while it runs outside the train
 ``loss_scale_manager``); a NaN in the second step's batch makes that step overflow, so both
 runs skip its update (and the dynamic scale halves).
 
-``--ckpt DIR`` saves the strategy (``strategy_ckpt_config``) and every rank's checkpoint of
-its slices (``DIR/rank_r/net.ckpt``); ``transform_checkpoints`` to one device then gives the
-single run's Parameters, and ``load_distributed_checkpoint`` with the run's own strategy as
-the prediction strategy gives each rank its slices back.
+``--ckpt DIR`` saves the strategy (``strategy_ckpt_config``), each rank's group information
+(``group_ckpt_save_file``: ``restore_group_info_list`` names the ranks whose checkpoint equals
+its own) and every rank's checkpoint of its slices (``DIR/rank_r/net.ckpt``);
+``transform_checkpoints`` to one device then gives the single run's Parameters, and
+``load_distributed_checkpoint`` with the run's own strategy as the prediction strategy gives
+each rank its slices back.
 
 usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
-       [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic]
+       [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic] [--ckpt DIR]
 """
 
 import argparse
@@ -41,6 +43,7 @@ from ms_nn.train import Callback, Model
 from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import Add, MatMul, ReLU
 from ms_parallel.auto.algo import reset_algo_parameters, set_algo_parameters
+from ms_parallel.auto.group_info import restore_group_info_list
 from ms_parallel.auto.transform import load_distributed_checkpoint, transform_checkpoints
 from ms_parallel.context import ParallelMode, reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
@@ -132,7 +135,8 @@ set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursi
                           enable_parallel_optimizer=args.parallel_optimizer)
 if args.ckpt:
     set_auto_parallel_context(strategy_ckpt_config={
-        "save_file": os.path.join(args.ckpt, "strategy.json")})
+        "save_file": os.path.join(args.ckpt, "strategy.json")},
+        group_ckpt_save_file=os.path.join(args.ckpt, f"group_{rank}.json"))
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
 step = model_of[-1].train_network._parallel_step
@@ -165,6 +169,16 @@ if args.ckpt:
                                        return_param_dict=True)
     for prm in net.trainable_params():
         np.testing.assert_array_equal(mine[prm.name].asnumpy(), prm.asnumpy())
+    # the ranks whose checkpoint equals this one's: the other half of the 2 x 2 hybrid (none
+    # with optimizer parallel, whose ranks keep different parts)
+    same = restore_group_info_list(os.path.join(args.ckpt, f"group_{rank}.json"))
+    assert same == ([rank] if args.parallel_optimizer or n < 4 else
+                    sorted({rank % 2, rank % 2 + 2})), same
+    own = load_checkpoint(files[rank])
+    for r in same:
+        other = load_checkpoint(files[r])
+        for prm in net.trainable_params():
+            np.testing.assert_array_equal(other[prm.name].asnumpy(), own[prm.name].asnumpy())
     if rank == 0:
         transform_checkpoints(args.ckpt, os.path.join(args.ckpt, "one"), "net", strategy, None)
         whole = load_checkpoint(os.path.join(args.ckpt, "one", "rank_0", "net0.ckpt"))

@@ -237,3 +237,31 @@ def test_shard_annotates_a_cell_and_wraps_a_function(monkeypatch):
     assert float(cell(Tensor(1.0), Tensor(2.0)).asnumpy()) == 3.0
     with pytest.raises(ValueError, match="parameter_plan needs a Cell"):
         shard(add, ((2, 1),), parameter_plan={"w": (2, 1)})
+
+
+def test_group_info_files_name_the_ranks_with_equal_checkpoints(tmp_path):
+    from types import SimpleNamespace
+
+    from ms_parallel.auto.group_info import restore_group_info_list, save_group_info
+
+    # rank 1 of a 2 x 2 hybrid: w cut along axis 1 (replicas 1 and 3); b replicated on all
+    lay = {"w": COL, "b": TensorLayout((2, 2), ((),))}
+    replicas = {"w": [1, 3], "b": [0, 1, 2, 3]}
+    net = SimpleNamespace(n=4, rank=1, world=[0, 1, 2, 3], param_layout=lay, parts={},
+                          _groups={(1, 3): "auto-1-3"}, replica_ranks=replicas.__getitem__)
+    path = str(tmp_path / "g" / "group_1.json")
+    save_group_info(net, path)
+    assert restore_group_info_list(path) == [1, 3]
+    net.parts = {"w": ([1, 3], (4, 3))}  # optimizer parallel: 1 and 3 keep different parts
+    save_group_info(net, path)
+    assert restore_group_info_list(path) == [1]
+    with pytest.raises(TypeError, match="should be str"):
+        restore_group_info_list(1)
+    with pytest.raises(ValueError, match="no such group information file"):
+        restore_group_info_list(str(tmp_path / "none.json"))
+    (tmp_path / "empty.json").write_text("")
+    with pytest.raises(ValueError, match="should not be empty"):
+        restore_group_info_list(str(tmp_path / "empty.json"))
+    (tmp_path / "other.json").write_text("{}")
+    with pytest.raises(ValueError, match="not a group information file"):
+        restore_group_info_list(str(tmp_path / "other.json"))

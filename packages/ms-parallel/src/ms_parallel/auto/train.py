@@ -168,6 +168,10 @@ class ParallelTrainStep:
             _get("strategy_ckpt_save_file")
         if save and self.sharded.parts:  # the layouts again, with the optimizer's parts
             plan.save(save, {k: ranks for k, (ranks, _) in self.sharded.parts.items()})
+        if _get("group_ckpt_save_file"):
+            from ms_parallel.auto.group_info import save_group_info
+
+            save_group_info(self.sharded, _get("group_ckpt_save_file"))
 
     # -- every step ------------------------------------------------------------------------
     def _reduce(self, weights, grads):
