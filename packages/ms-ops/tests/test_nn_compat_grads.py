@@ -186,7 +186,8 @@ def test_lstm_primitive_differentiates_every_weight():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: ops.ROIAlign(2, 2, 1.0)(_t(np.ones((1, 1, 4, 4))), _t([[0, 0, 0, 2, 2]])),
+    lambda: ops.CropAndResize()(_t(np.ones((1, 4, 4, 1))), _t([[0, 0, 1, 1]]), Tensor([0]),
+                                (2, 2)),
     lambda: ops.NMSWithMask()(_t([[0, 0, 1, 1, 0.5]])),
     lambda: ops.ctc_greedy_decoder(_t(np.zeros((2, 1, 3))), Tensor([2])),
     lambda: ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0])(_t(np.ones((1, 4, 4, 1)))),
@@ -213,6 +214,10 @@ def test_compiled_functions_equal_eager_or_raise():
         np.testing.assert_allclose(resize(t).asnumpy(),
                                    ops.ResizeBicubic(False, True)(t, (6, 3)).asnumpy() * 2,
                                    rtol=1e-5, atol=1e-6)
-    rois = jit(lambda f, r: ops.ROIAlign(2, 2, 1.0)(f, r))
-    with pytest.raises(RuntimeError, match="ROIAlign computes on the host"):
-        rois(x, _t([[0, 0, 0, 2, 2]]))
+    rois = jit(lambda f, r: ops.ROIAlign(2, 2, 1.0)(f, r))  # an operator: recorded
+    for r in ([[0, 0, 0, 2, 2]], [[0, 1, 0.5, 4, 3]]):
+        np.testing.assert_allclose(rois(x, _t(r)).asnumpy(),
+                                   ops.ROIAlign(2, 2, 1.0)(x, _t(r)).asnumpy(), rtol=1e-6)
+    crop = jit(lambda im, b: ops.crop_and_resize(im, b, Tensor([0]), (2, 2)))
+    with pytest.raises(RuntimeError, match="CropAndResize computes on the host"):
+        crop(ops.transpose(x, (0, 2, 3, 1)), _t([[0, 0, 1, 1]]))

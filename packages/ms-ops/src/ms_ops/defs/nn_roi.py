@@ -1,9 +1,10 @@
-"""Region sampling: ``ops.ROIAlign`` (Mask R-CNN's pooling of each region of interest) and
+"""Region sampling: ``ops.ROIAlign`` (Mask R-CNN's pooling of each region of interest; an
+operator with its gradient operator ROIAlignGrad, so graphs record it) and
 ``ops.CropAndResize``/``crop_and_resize`` (TensorFlow's box crops).
 
 The sampling positions depend only on the boxes, so they are worked out on the host as
-(input index, weight) taps; the result is one Gather of the feature rows and a weighted
-sum, so the gradient reaches the features (the boxes take none, as in MindSpore).
+(input index, weight) taps; the result is a weighted sum of gathered feature rows, and
+the gradient reaches the features (the boxes take none, as in MindSpore).
 ROIAlign's ``sample_num=0`` takes floor(bin size) samples per bin axis as MindSpore's
 kernel does, but at least one: MindSpore divides by zero (NaN) for bins under a pixel.
 """
@@ -14,7 +15,8 @@ import numpy as np
 
 import ms_ops as ops
 from ms_ops.defs._host import host_values
-from ms_ops.opdef import functional, primitive_class
+from ms_ops.infer import check_dtype, shape_text
+from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional, primitive_class
 from ms_tensor.tensor import Tensor
 
 
@@ -49,26 +51,16 @@ def _bilinear_taps(y, x, height, width):
             [hy * hx, hy * lx, ly * hx, ly * lx])
 
 
-def _roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sample_num=2,
-               roi_end_mode=1):
-    name = "ROIAlign"
-    if not isinstance(features, Tensor) or features.ndim != 4 or not \
-            features.is_floating_point():
-        raise ValueError(f"{name}: features must be a float (N, C, H, W) Tensor, got "
-                         f"{getattr(features, 'shape', type(features).__name__)}")
-    if not isinstance(rois, Tensor) or rois.ndim != 2 or rois.shape[1] != 5:
-        raise ValueError(f"{name}: rois must be (R, 5) (batch index, x1, y1, x2, y2), got "
-                         f"{getattr(rois, 'shape', type(rois).__name__)}")
-    if roi_end_mode not in (0, 1) or pooled_height <= 0 or pooled_width <= 0:
-        raise ValueError(f"{name}: pooled sizes must be positive and roi_end_mode 0 or 1, got "
-                         f"{pooled_height}, {pooled_width}, {roi_end_mode}")
-    n, c, height, width = features.shape
-    boxes = host_values(name, rois).astype(np.float64)
+def _roi_taps(boxes, shape, pooled_height, pooled_width, spatial_scale, sample_num,
+              roi_end_mode):
+    """(index, weight), each (R * ph * pw, T): the flat (n, h, w) input positions each
+    pooled cell averages, Caffe2's sampling grid."""
+    n, _, height, width = shape
     if ((boxes[:, 0] < 0) | (boxes[:, 0] >= n)).any():
-        raise ValueError(f"{name}: rois' batch indices must be in [0, {n}), got "
+        raise ValueError(f"ROIAlign: rois' batch indices must be in [0, {n}), got "
                          f"{boxes[:, 0].tolist()}")
     cells = []
-    for b, x1, y1, x2, y2 in boxes:
+    for b, x1, y1, x2, y2 in boxes.astype(np.float64):
         sw, sh = x1 * spatial_scale, y1 * spatial_scale
         rw = max((x2 + roi_end_mode) * spatial_scale - sw, 1.0)
         rh = max((y2 + roi_end_mode) * spatial_scale - sh, 1.0)
@@ -87,20 +79,114 @@ def _roi_align(features, rois, pooled_height, pooled_width, spatial_scale, sampl
                         index += [base + v for v in i]
                         weight += [v / (gh * gw) for v in w]
                 cells.append((index, weight))
-    taps = max(len(i) for i, _ in cells)
+    taps = max((len(i) for i, _ in cells), default=1)
     index = np.zeros((len(cells), taps), np.int64)
     weight = np.zeros((len(cells), taps))
     for row, (i, w) in enumerate(cells):
         index[row, :len(i)], weight[row, :len(w)] = i, w
-    rows = ops.reshape(ops.transpose(features, (0, 2, 3, 1)), (-1, c))
-    out = ops.reshape(_weighted_gather(rows, index, weight),
-                      (boxes.shape[0], pooled_height, pooled_width, c))
-    return ops.transpose(out, (0, 3, 1, 2))
+    return index, weight
 
 
-ROIAlign = primitive_class("ROIAlign", _roi_align, ("pooled_height", "pooled_width",
-                                                    "spatial_scale", "sample_num",
-                                                    "roi_end_mode"))
+def _roi_infer(features, rois, pooled_height, pooled_width, spatial_scale, sample_num=2,
+               roi_end_mode=1):
+    check_dtype("features", features, FLOATS)
+    check_dtype("rois", rois, FLOATS)
+    if features.ndim != 4 or rois.ndim != 2 or rois.shape[1] != 5:
+        raise ValueError(f"features must be (N, C, H, W) and rois (R, 5) (batch index, x1, y1, "
+                         f"x2, y2), got {shape_text(features.shape)} and "
+                         f"{shape_text(rois.shape)}")
+    if roi_end_mode not in (0, 1) or pooled_height <= 0 or pooled_width <= 0 or \
+            sample_num < 0:
+        raise ValueError(f"pooled sizes must be positive, sample_num >= 0 and roi_end_mode 0 "
+                         f"or 1, got {pooled_height}, {pooled_width}, {sample_num}, "
+                         f"{roi_end_mode}")
+    return TensorSpec((rois.shape[0], features.shape[1], pooled_height, pooled_width),
+                      features.dtype)
+
+
+ROIAlign = OpDef(
+    "ROIAlign", (Arg("features"), Arg("rois")),
+    (Attr("pooled_height"), Attr("pooled_width"), Attr("spatial_scale"), Attr("sample_num", 2),
+     Attr("roi_end_mode", 1)), infer=_roi_infer, nondiff_inputs=("rois",),
+    doc="""Mask R-CNN's RoIAlign: each (batch, x1, y1, x2, y2) region of ``rois`` (scaled by
+    ``spatial_scale``, ends + ``roi_end_mode``) split into pooled_height x pooled_width bins,
+    each the mean of ``sample_num``^2 bilinear samples of ``features``.""")
+
+
+def _rows(x):
+    """(N * H * W, C) rows of an (N, C, H, W) array."""
+    return np.ascontiguousarray(x.transpose(0, 2, 3, 1)).reshape(-1, x.shape[1])
+
+
+@ROIAlign.kernel("CPU", dtypes=FLOATS)
+def roi_align_cpu(features, rois, pooled_height, pooled_width, spatial_scale, sample_num=2,
+                  roi_end_mode=1):
+    index, weight = _roi_taps(rois, features.shape, pooled_height, pooled_width,
+                              spatial_scale, sample_num, roi_end_mode)
+    rows = _rows(features.astype(np.float64))
+    out = np.einsum("kt,ktc->kc", weight, rows[index])
+    out = out.reshape(rois.shape[0], pooled_height, pooled_width, -1).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(out).astype(features.dtype)
+
+
+@ROIAlign.bprop
+def roi_align_bprop(features, rois, out, dout, **attrs):
+    return ROIAlignGrad(dout, rois, tuple(features.shape), **attrs), None
+
+
+_ROI_SAMPLES = (np.array([[0, 0.5, 1.0, 4.2, 3.9], [1, 2.0, 0.0, 5.0, 4.0]]),
+                np.array([[1, 1.2, 0.4, 3.3, 2.9]]))
+
+
+@ROIAlign.samples
+def _roi_align_samples(rng):
+    yield (rng.standard_normal((2, 3, 5, 6)), _ROI_SAMPLES[0]), {
+        "pooled_height": 2, "pooled_width": 3, "spatial_scale": 1.0}
+    yield (rng.standard_normal((2, 1, 6, 6)), _ROI_SAMPLES[1]), {
+        "pooled_height": 3, "pooled_width": 2, "spatial_scale": 1.5, "sample_num": 0,
+        "roi_end_mode": 0}
+
+
+def _roi_grad_infer(dy, rois, xdiff_shape, pooled_height, pooled_width, spatial_scale,
+                    sample_num=2, roi_end_mode=1):
+    check_dtype("dy", dy, FLOATS)
+    shape = tuple(xdiff_shape)
+    if len(shape) != 4 or dy.shape != (rois.shape[0], shape[1], pooled_height, pooled_width):
+        raise ValueError(f"dy shape {shape_text(dy.shape)} does not fit rois "
+                         f"{shape_text(rois.shape)} and xdiff_shape {shape}")
+    return TensorSpec(shape, dy.dtype)
+
+
+ROIAlignGrad = OpDef(
+    "ROIAlignGrad", (Arg("dy"), Arg("rois"), Arg("xdiff_shape", STATIC)),
+    (Attr("pooled_height"), Attr("pooled_width"), Attr("spatial_scale"), Attr("sample_num", 2),
+     Attr("roi_end_mode", 1)), infer=_roi_grad_infer, nondiff_inputs=("rois",),
+    doc="ROIAlign's features gradient: each pooled cell's gradient spread back over its taps.")
+
+
+@ROIAlignGrad.kernel("CPU", dtypes=FLOATS)
+def roi_align_grad_cpu(dy, rois, xdiff_shape, pooled_height, pooled_width, spatial_scale,
+                       sample_num=2, roi_end_mode=1):
+    shape = tuple(xdiff_shape)
+    index, weight = _roi_taps(rois, shape, pooled_height, pooled_width, spatial_scale,
+                              sample_num, roi_end_mode)
+    cells = _rows(dy.astype(np.float64))  # (R * ph * pw, C)
+    dx = np.zeros((shape[0] * shape[2] * shape[3], shape[1]))
+    np.add.at(dx, index.reshape(-1), (weight[..., None] * cells[:, None, :]).reshape(
+        -1, shape[1]))
+    dx = dx.reshape(shape[0], shape[2], shape[3], shape[1]).transpose(0, 3, 1, 2)
+    return np.ascontiguousarray(dx).astype(dy.dtype)
+
+
+@ROIAlignGrad.bprop
+def roi_align_grad_bprop(dy, rois, xdiff_shape, out, dout, **attrs):
+    return ROIAlign(dout, rois, **attrs), None, None
+
+
+@ROIAlignGrad.samples
+def _roi_align_grad_samples(rng):
+    yield (rng.standard_normal((2, 3, 2, 3)), _ROI_SAMPLES[0], (2, 3, 5, 6)), {
+        "pooled_height": 2, "pooled_width": 3, "spatial_scale": 1.0}
 
 
 def _axis_positions(lo, hi, n, crop):
