@@ -3,7 +3,9 @@
 An iterator owns one producer thread that runs the epochs one after another and puts their
 RecordBatches into a queue of ``config.get_prefetch_size()`` chunks, so the pipeline works
 while the training step runs. Each pass of a ``for`` loop over the iterator is one epoch;
-after ``num_epochs`` passes, asking for more is an error, as in MindSpore.
+after ``num_epochs`` passes, asking for more is an error, as in MindSpore. In debug mode
+(``ds.config.set_debug_mode``) there is no thread: rows are produced when asked for, so the
+debug hooks show exactly the rows the loop reads.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ class _Producer:
         self.num_epochs = num_epochs
         self.resources = Resources()
         self.seed = config.pipeline_seed()
-        self.queue: queue.Queue = queue.Queue(maxsize=config.get_prefetch_size())
         self.stop_event = threading.Event()
         opening = EpochContext(0, self.seed, (), self.resources)
         try:
@@ -47,6 +48,11 @@ class _Producer:
         except BaseException:
             self.resources.close()
             raise
+        if config.get_debug_mode():
+            self.queue = _Pull(self._items())
+            self.thread = None
+            return
+        self.queue = queue.Queue(maxsize=config.get_prefetch_size())
         self.thread = threading.Thread(target=self._run, name="ms_data_prefetch", daemon=True)
         self.thread.start()
 
@@ -59,25 +65,34 @@ class _Producer:
                 continue
         return False
 
-    def _run(self) -> None:
+    def _items(self):
+        """Batches, ``_EPOCH_END`` after each epoch, then ``_FINISHED`` or the exception."""
         try:
             epoch = 0
             while self.num_epochs is None or epoch < self.num_epochs:
                 gen = self.dataset._batches(EpochContext(epoch, self.seed, (), self.resources))
                 try:
-                    for batch in gen:
-                        if not self._put(batch):
-                            return
+                    yield from gen
                 finally:
                     gen.close()
-                if not self._put(_EPOCH_END):
-                    return
+                yield _EPOCH_END
                 epoch += 1
-            self._put(_FINISHED)
+            yield _FINISHED
+        except GeneratorExit:  # stopped early: nobody reads further
+            raise
         except BaseException as exc:  # handed to the consumer, which re-raises it
-            self._put(exc)
+            yield exc
         finally:
             self.resources.close()
+
+    def _run(self) -> None:
+        items = self._items()
+        try:
+            for item in items:
+                if not self._put(item):
+                    return
+        finally:
+            items.close()
 
     def stop(self) -> None:
         """Stop the thread and its worker pools (idempotent; safe from a finalizer).
@@ -92,8 +107,21 @@ class _Producer:
                 self.queue.get_nowait()
             except queue.Empty:
                 break
-        if self.thread is not threading.current_thread():
+        if self.thread is not None and self.thread is not threading.current_thread():
             self.thread.join(timeout=_JOIN_BUDGET)
+
+
+class _Pull:
+    """The queue of a thread-less producer: ``get`` computes the next item."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def get(self):
+        return next(self.items, _FINISHED)
+
+    def get_nowait(self):
+        raise queue.Empty
 
 
 class _Iterator:
