@@ -88,6 +88,14 @@ class DatasetCache(Recorded):
         with _lock:
             self._store = _stores.setdefault(session_id, _Store())
 
+    def __getstate__(self):  # a worker process binds to its own store of the session
+        return {k: v for k, v in self.__dict__.items() if k != "_store"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        with _lock:
+            self._store = _stores.setdefault(self.session_id, _Store())
+
     def get_stat(self) -> CacheStat:
         s = self._store
         rows = s.rows_mem + s.rows_disk
