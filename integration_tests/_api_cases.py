@@ -550,12 +550,6 @@ KNOWN_DIFFERENCES = {
     "sweep.ops.leaky_relu/int32": "on Int32 input MindSpore 2.10 casts the slope 0.2 to the "
                                   "input's type (negatives become 0); microspore keeps it "
                                   "(-5 gives -1)",
-    "sweep.ops.stack": "ops.stack(tensor) stacks a lone Tensor as a one-item sequence in "
-                       "MindSpore ((1, 2, 3)); microspore fails with a truth-value error",
-    "train.Loss": "Loss().eval() is a numpy float64 in MindSpore 2.10, a Python float here "
-                  "(same value)",
-    "sweep.Tensor.permute": "Tensor.permute() without axes reverses them in MindSpore 2.10 "
-                            "(as transpose()); microspore raises ValueError",
 }
 #: float functions whose MindSpore 2.10 CPU kernels reject Int32 input, while its sqrt,
 #: sigmoid or square (and microspore's all) promote Int32 to Float32
@@ -566,16 +560,12 @@ KNOWN_DIFFERENCES.update({
     f"sweep.{where}.{name}/int32": "MindSpore 2.10's CPU kernel rejects Int32 (TypeError); "
                                    "microspore promotes to Float32"
     for name in INT32_REJECTED for where in ("ops", "Tensor")})
-KNOWN_DIFFERENCES["sweep.ops.stack/int32"] = KNOWN_DIFFERENCES["sweep.ops.stack"]
-KNOWN_DIFFERENCES["sweep.ops.Stack"] = KNOWN_DIFFERENCES["sweep.ops.stack"]
-KNOWN_DIFFERENCES["sweep.ops.BCEWithLogitsLoss"] = (
-    "missing: BCEWithLogitsLoss()(logits, label) without weight and pos_weight (optional "
-    "in MindSpore 2.10) raises TypeError")
-KNOWN_DIFFERENCES["sweep.Tensor.permute/int32"] = KNOWN_DIFFERENCES["sweep.Tensor.permute"]
 KNOWN_DIFFERENCES.update({
     f"sweep.Tensor.{name}/int32": f"Tensor.{name} of an Int32 tensor is Float32 in MindSpore "
-                                  f"2.10 (ops.{name} rejects it); microspore raises TypeError "
-                                  "for both" for name in ("std", "var")})
+                                  f"2.10 but computed around the mean truncated to an integer "
+                                  f"(std of 0..5 is 1.7795, not 1.7078); microspore raises "
+                                  f"TypeError, as ops.{name} does in both"
+    for name in ("std", "var")})
 
 
 def encode(ms, out, key, values):

@@ -410,7 +410,8 @@ def _t_transpose(self, *axes):
 
 @functional(methods="permute")
 def _t_permute(self, *axis):
-    return Transpose(self, _shape_args(axis))
+    perm = _shape_args(axis)  # none given: reversed, as ``transpose()`` (MindSpore's too)
+    return Transpose(self, perm if perm else tuple(range(self.ndim - 1, -1, -1)))
 
 
 @functional(methods="flatten")

@@ -73,6 +73,9 @@ def split_bprop(x, out, dout, **attrs):
 
 
 def _tensors(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}: tensors must be a non-empty list or tuple of Tensors, got "
+                        f"one Tensor of shape {tensors.shape}; wrap it in a list")
     if not isinstance(tensors, (list, tuple)) or not tensors:
         raise TypeError(f"{name}: tensors must be a non-empty list or tuple of Tensors, got "
                         f"{type(tensors).__name__}" + ("" if tensors else " (empty)"))
@@ -225,8 +228,9 @@ def concat(tensors, axis=0):
 
 @functional("stack")
 def stack(tensors, axis=0):
-    """``ops.stack``: join tensors of one shape along a new axis ``axis``."""
-    ts = _tensors(tensors, "Stack")
+    """``ops.stack``: join tensors of one shape along a new axis ``axis`` (one Tensor is
+    a sequence of one, as in MindSpore)."""
+    ts = _tensors([tensors] if isinstance(tensors, Tensor) else tensors, "Stack")
     first = ts[0]
     for i, t in enumerate(ts):
         if t.shape != first.shape:

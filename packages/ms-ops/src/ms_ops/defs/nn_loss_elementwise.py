@@ -110,29 +110,32 @@ def _bce_with_logits_infer(logits, label, weight, pos_weight, reduction="mean"):
     _check_reduction(reduction)
     for name, s in (("logits", logits), ("label", label), ("weight", weight),
                     ("pos_weight", pos_weight)):
-        check_dtype(name, s, FLOATS)
+        if s is not None:
+            check_dtype(name, s, FLOATS)
     _check_same_shape("label", label, "logits", logits)
-    _check_broadcasts_to("weight", weight, "logits", logits)
-    _check_broadcasts_to("pos_weight", pos_weight, "logits", logits)
+    for name, s in (("weight", weight), ("pos_weight", pos_weight)):
+        if s is not None:
+            _check_broadcasts_to(name, s, "logits", logits)
     return _reduced(logits, reduction)
 
 
 BCEWithLogitsLoss = OpDef(
-    "BCEWithLogitsLoss", (Arg("logits"), Arg("label"), Arg("weight"), Arg("pos_weight")),
+    "BCEWithLogitsLoss",
+    (Arg("logits"), Arg("label"), Arg("weight", default=None), Arg("pos_weight", default=None)),
     (_REDUCTION,), infer=_bce_with_logits_infer, promote="common",
     nondiff_inputs=("label", "weight", "pos_weight"),
     doc="""Binary cross-entropy of ``sigmoid(logits)`` against ``label``, computed from
     the logits without overflow: ``weight * (pos_weight * label * softplus(-logits)
     + (1 - label) * softplus(logits))``, then reduced. ``weight`` and ``pos_weight``
-    broadcast to ``logits``; only ``logits`` takes a gradient.
+    broadcast to ``logits`` and may be left out (ones); only ``logits`` takes a gradient.
     """)
 
 
 @BCEWithLogitsLoss.kernel("CPU", dtypes=FLOATS)
-def bce_with_logits_cpu(logits, label, weight, pos_weight, reduction="mean"):
-    loss = weight * (pos_weight * label * _softplus_np(-logits)
-                     + (1.0 - label) * _softplus_np(logits))
-    return _reduce_np(loss, reduction)
+def bce_with_logits_cpu(logits, label, weight=None, pos_weight=None, reduction="mean"):
+    positive = label if pos_weight is None else pos_weight * label
+    loss = positive * _softplus_np(-logits) + (1.0 - label) * _softplus_np(logits)
+    return _reduce_np(loss if weight is None else weight * loss, reduction)
 
 
 @BCEWithLogitsLoss.bprop
@@ -140,9 +143,10 @@ def bce_with_logits_bprop(logits, label, weight, pos_weight, out, dout, reductio
     from ms_ops.defs import activation
 
     # d/dx = weight * (sigmoid(x) * (1 - y + pos_weight * y) - pos_weight * y)
-    py = Mul(pos_weight, label)
+    py = label if pos_weight is None else Mul(pos_weight, label)
     coef = Sub(Mul(activation.Sigmoid(logits), Add(Sub(1.0, label), py)), py)
-    return Mul(Mul(weight, coef), _spread(dout, logits, reduction)), None, None, None
+    coef = coef if weight is None else Mul(weight, coef)
+    return Mul(coef, _spread(dout, logits, reduction)), None, None, None
 
 
 @BCEWithLogitsLoss.samples
@@ -153,6 +157,7 @@ def _bce_logits(rng):
             {"reduction": reduction}
     yield (rng.standard_normal((3, 4)), (rng.random((3, 4)) < 0.5).astype(float),
            rng.uniform(0.5, 2.0, (4,)), rng.uniform(0.5, 2.0, (1,))), {}
+    yield (rng.standard_normal((2, 3)), rng.uniform(0.0, 1.0, (2, 3))), {"reduction": "none"}
 
 
 def _smooth_l1_infer(logits, labels, beta=1.0, reduction="none"):

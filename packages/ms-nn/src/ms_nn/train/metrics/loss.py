@@ -39,4 +39,4 @@ class Loss(Metric):
     def eval(self):
         if self._total_num == 0:
             raise empty_error(self)
-        return self._sum_loss / self._total_num
+        return np.float64(self._sum_loss / self._total_num)  # MindSpore's type
