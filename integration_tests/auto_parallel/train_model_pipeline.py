@@ -10,10 +10,15 @@ single-process outputs: each stage's trained Parameters are broadcast from its r
 ``--stages S`` (fewer than the ranks) also shards each stage's operators over its
 ``ranks / S`` ranks: Megatron pairs, a column-parallel MatMul then a row-parallel one.
 
-usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S]
+With ``--ckpt DIR`` and sharded stages, each rank saves its stage's strategy
+(``DIR/strategies/rank{r}.json``) and its checkpoint; ``merge_pipeline_strategys`` joins the
+stages' files and ``transform_checkpoints`` to one device gives the single run's Parameters.
+
+usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S] [--ckpt DIR]
 """
 
 import argparse
+import os
 
 import numpy as np
 
@@ -22,15 +27,20 @@ from ms_nn import Cell, PipelineCell, SequentialCell, WithLossCell
 from ms_nn.loss import MSELoss
 from ms_nn.optim import Momentum
 from ms_nn.train import Callback, Model
+from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import MatMul, ReLU
+from ms_parallel.auto.strategy_file import merge_pipeline_strategys
+from ms_parallel.auto.transform import transform_checkpoints
 from ms_parallel.context import reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
+from ms_parallel.reduce_ops import AllReduce
 from ms_tensor import Parameter, Tensor
 
 p = argparse.ArgumentParser()
 p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--stages", type=int, default=0, help="pipeline stages (default: the ranks)")
+p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -96,7 +106,25 @@ def train():
 single, single_out = train()
 set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
                           pipeline_stages=stages)
+if args.ckpt:
+    set_auto_parallel_context(strategy_ckpt_config={
+        "save_file": os.path.join(args.ckpt, "strategies", f"rank{rank}.json")})
 piped, piped_out = train()
+if args.ckpt:
+    backbone = models[-1].train_network.network.network.backbone_network
+    os.makedirs(os.path.join(args.ckpt, f"rank_{rank}"), exist_ok=True)
+    save_checkpoint(backbone, os.path.join(args.ckpt, f"rank_{rank}", "net.ckpt"))
+    AllReduce(Tensor(np.zeros(1)))  # every rank's files are written
+    if rank == 0:
+        merged = os.path.join(args.ckpt, "merged.json")
+        merge_pipeline_strategys(os.path.join(args.ckpt, "strategies"), merged)
+        transform_checkpoints(args.ckpt, os.path.join(args.ckpt, "one"), "net", merged, None)
+        whole = load_checkpoint(os.path.join(args.ckpt, "one", "rank_0", "net0.ckpt"))
+        single_net = models[0].train_network.network.network.backbone_network
+        for prm in single_net.trainable_params():
+            np.testing.assert_allclose(whole[prm.name].asnumpy(), prm.asnumpy(), rtol=1e-5,
+                                       atol=1e-6)
+        print("pipeline checkpoints ok", flush=True)
 reset_auto_parallel_context()
 pipe = models[-1].train_network._parallel_step.pipe
 if width > 1:  # the stage's Parameters hold this rank's slices (a width-th of each)

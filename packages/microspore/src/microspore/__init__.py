@@ -65,6 +65,7 @@ _NAMES = {
     # distributed checkpoints: the strategy file's layouts, re-cutting the ranks' files
     "build_searched_strategy": "ms_parallel.auto.strategy_file",
     "restore_group_info_list": "ms_parallel.auto.group_info",
+    "merge_pipeline_strategys": "ms_parallel.auto.strategy_file",
     **dict.fromkeys(("transform_checkpoints", "transform_checkpoint_by_rank",
                      "rank_list_for_transform", "load_distributed_checkpoint",
                      "get_ckpt_path_with_strategy"), "ms_parallel.auto.transform"),

@@ -185,6 +185,7 @@ class PipelineCell:
         from ms_parallel.auto.execute import ShardedNet
         from ms_parallel.auto.graph import capture
         from ms_parallel.auto.planner import plan_from_context
+        from ms_parallel.context import get_auto_parallel_context as get
         from ms_parallel.management import create_group
 
         cells, loss_fn, micro = self.cells, self.loss_fn, float(self.micro)
@@ -207,8 +208,13 @@ class PipelineCell:
         self.group = f"pipeline-stage-{self.stage}"
         create_group(self.group, world)
         by_name = {p.name: p for p in self.params}
-        sharded = ShardedNet(plan_from_context(graph, device_num=self.width), self.local,
-                             {k: p.asnumpy() for k, p in by_name.items()}, world=world)
+        plan = plan_from_context(graph, device_num=self.width)
+        save = (get("strategy_ckpt_config") or {}).get("save_file") or \
+            get("strategy_ckpt_save_file")
+        if save:  # the stage's layouts on its world ranks (merge_pipeline_strategys)
+            plan.save(save, stage=(self.stage, world))
+        sharded = ShardedNet(plan, self.local, {k: p.asnumpy() for k, p in by_name.items()},
+                             world=world)
         if marked(self.cells) and not self.recompute:
             raise ValueError(f"PipelineCell: stage {self.stage} is sharded over {self.width} "
                              "ranks, where Cell.recompute() works for the whole stage only "

@@ -65,11 +65,12 @@ class Plan:
                     out[s[1]] = (tuple(shape), lay)
         return out
 
-    def save(self, path, parts: dict | None = None) -> None:
+    def save(self, path, parts: dict | None = None, stage=None) -> None:
         """The strategy file: the operators' strategies and the Parameters' layouts
-        (``parts``: name -> ranks keeping parts of its slice, optimizer parallel)."""
+        (``parts``: name -> ranks keeping parts of its slice, optimizer parallel; ``stage``:
+        ``(pipeline stage, its world ranks)`` for a stage's plan)."""
         save_strategy(path, self.model.n, self.strategies(), self.search_mode,
-                      layout_items(self.param_layouts(), parts))
+                      layout_items(self.param_layouts(), parts, stage))
 
     def report(self) -> str:
         """The strategy table, memory per device and the predicted step time."""

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 from ms_parallel.auto.layout import TensorLayout
 
-__all__ = ["ParallelLayouts", "build_searched_strategy", "layout_items", "read_layouts"]
+__all__ = ["ParallelLayouts", "build_searched_strategy", "layout_items", "read_layouts",
+           "merge_pipeline_strategys"]
 
 
 class _Dims:
@@ -38,7 +40,11 @@ class ParallelLayouts:
     ``layout`` (a ``TensorLayout``) and ``param_shape`` (the whole shape, when known)."""
 
     def __init__(self, dev_matrix, tensor_map, opt_weight_shard_size=0,
-                 opt_weight_shard_step=0, field=0, param_shape=None):
+                 opt_weight_shard_step=0, field=0, param_shape=None, pipeline_stage=0,
+                 stage_ranks=None):
+        self.pipeline_stage = int(pipeline_stage or 0)
+        # a pipeline stage's layout lies on these world ranks (its local ranks 0, 1, ...)
+        self.stage_ranks = None if stage_ranks is None else [int(r) for r in stage_ranks]
         self.dev_matrix = [_Dims(dev_matrix)]
         self.tensor_map = [_Dims(tensor_map)]
         self.param_split_shape = [_Dims(())]
@@ -58,14 +64,20 @@ class ParallelLayouts:
     def device_num(self) -> int:
         return math.prod(self.dev_matrix[0].dim)
 
+    @property
+    def ranks(self) -> list:
+        """The world ranks of the layout's ranks ``0 .. device_num - 1``."""
+        return self.stage_ranks if self.stage_ranks is not None else list(range(self.device_num))
+
     def __repr__(self) -> str:
         return (f"ParallelLayouts(dev_matrix={self.dev_matrix[0].dim}, tensor_map="
                 f"{self.tensor_map[0].dim}, opt_weight_shard_size={self.opt_weight_shard_size})")
 
 
-def layout_items(param_layouts: dict, parts: dict | None = None) -> dict:
+def layout_items(param_layouts: dict, parts: dict | None = None, stage=None) -> dict:
     """``parallel_layout_item`` for ``name -> (whole shape, TensorLayout)``; ``parts``: name ->
-    the ranks that each keep a part of its slice (optimizer parallel)."""
+    the ranks that each keep a part of its slice (optimizer parallel); ``stage``: ``(pipeline
+    stage, its world ranks)`` when the layouts are a pipeline stage's, over those ranks."""
     out = {}
     for name, (shape, lay) in sorted(param_layouts.items()):
         ranks = (parts or {}).get(name, ())
@@ -74,6 +86,8 @@ def layout_items(param_layouts: dict, parts: dict | None = None) -> dict:
                 "field": 0, "opt_weight_shard_size": len(ranks) if len(ranks) > 1 else 0,
                 "opt_weight_shard_step": ranks[1] - ranks[0] if len(ranks) > 1 else 0,
                 "param_shape": list(shape)}
+        if stage is not None:
+            item.update(pipeline_stage=int(stage[0]), stage_ranks=[int(r) for r in stage[1]])
         out[name] = item
     return out
 
@@ -104,7 +118,8 @@ def build_searched_strategy(strategy_filename) -> dict:
             out[name] = ParallelLayouts(item["dev_matrix"], item["tensor_map"],
                                         item.get("opt_weight_shard_size"),
                                         item.get("opt_weight_shard_step"), item.get("field"),
-                                        item.get("param_shape"))
+                                        item.get("param_shape"), item.get("pipeline_stage"),
+                                        item.get("stage_ranks"))
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"build_searched_strategy: {strategy_filename}: Parameter {name!r} "
                              f"has no valid layout ({e})") from None
@@ -117,8 +132,45 @@ def read_layouts(strategy) -> tuple[int, dict]:
     if strategy is None:
         return 1, {}
     layouts = strategy if isinstance(strategy, dict) else build_searched_strategy(strategy)
+    if any(lay.stage_ranks is not None for lay in layouts.values()):  # merged pipeline stages
+        return 1 + max(r for lay in layouts.values() for r in lay.ranks), layouts
     counts = {lay.device_num for lay in layouts.values()}
     if len(counts) > 1:
         raise ValueError(f"strategy {strategy if isinstance(strategy, str) else ''}: its "
                          f"Parameters lie on different device counts {sorted(counts)}")
     return (counts.pop() if counts else 1), layouts
+
+
+def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
+    """One strategy file from the pipeline stages' files (every ``*.json`` in
+    ``src_strategy_dirs``, e.g. one per rank), for ``transform_checkpoints`` of a pipelined
+    run: each Parameter keeps its stage and the world ranks its layout lies on."""
+    if not isinstance(src_strategy_dirs, str) or not os.path.isdir(src_strategy_dirs):
+        raise NotADirectoryError(f"merge_pipeline_strategys: {src_strategy_dirs!r} is not a "
+                                 "directory")
+    merged: dict = {}
+    names = sorted(f for f in os.listdir(src_strategy_dirs) if f.endswith(".json"))
+    for f in names:
+        path = os.path.join(src_strategy_dirs, f)
+        build_searched_strategy(path)  # checked
+        with open(path, encoding="utf-8") as fh:
+            items = json.load(fh)["parallel_layout_item"]
+        for name, item in items.items():
+            if "stage_ranks" not in item:
+                raise ValueError(f"merge_pipeline_strategys: {path} is not a pipeline stage's "
+                                 f"strategy (Parameter {name!r} has no stage)")
+            if merged.get(name, item) != item:
+                raise ValueError(f"merge_pipeline_strategys: Parameter {name!r} has different "
+                                 f"layouts in the stages' files ({path})")
+            merged[name] = item
+    if not merged:
+        raise ValueError(f"merge_pipeline_strategys: no strategy files in {src_strategy_dirs}")
+    stages = sorted({item["pipeline_stage"] for item in merged.values()})
+    if stages != list(range(len(stages))):
+        raise ValueError(f"merge_pipeline_strategys: the files hold stages {stages}, not "
+                         "every stage from 0")
+    folder = os.path.dirname(os.path.abspath(dst_strategy_file))
+    os.makedirs(folder, exist_ok=True)
+    with open(dst_strategy_file, "w", encoding="utf-8") as fh:
+        json.dump({"pipeline_stages": len(stages), "parallel_layout_item": merged}, fh,
+                  indent=1, sort_keys=True)

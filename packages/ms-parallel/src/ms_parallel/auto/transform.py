@@ -115,11 +115,21 @@ def _transform(files: dict, src, dst, dst_ranks):
             for r in dst_ranks:
                 out[r][name] = pieces[min(pieces)]
             continue
-        pieces = {r: v.asnumpy() for r, v in pieces.items()}
-        whole = _whole(name, pieces, _item_for(name, src_layouts, None))
+        src_item = _item_for(name, src_layouts, None)
+        if src_item is not None and src_item.stage_ranks is not None:
+            # a pipeline stage's Parameter: only its stage's ranks hold it (as local ranks)
+            pieces = {k: pieces[w] for k, w in enumerate(src_item.ranks) if w in pieces}
+            if not pieces:
+                raise ValueError(f"Parameter {name!r}: no checkpoint of its stage's ranks "
+                                 f"{src_item.ranks} is given")
+        whole = _whole(name, {r: v.asnumpy() for r, v in pieces.items()}, src_item)
         item = _item_for(name, dst_layouts, whole.shape)
         for r in dst_ranks:
-            out[r][name] = _cut(whole, item, r)
+            if item is not None and item.stage_ranks is not None:
+                if r in item.stage_ranks:
+                    out[r][name] = _cut(whole, item, item.stage_ranks.index(r))
+            else:
+                out[r][name] = _cut(whole, item, r)
     return out
 
 
@@ -208,14 +218,19 @@ def rank_list_for_transform(rank_id, src_strategy_file=None, dst_strategy_file=N
     for name, item in src.items():
         if dst and name not in dst:
             continue
+        target, local = dst.get(name), rank_id
+        if target is not None and target.stage_ranks is not None:
+            if rank_id not in target.stage_ranks:
+                continue  # another pipeline stage's Parameter
+            local = target.stage_ranks.index(rank_id)
         # without the whole shape: one every layout of either side cuts evenly
         shape = item.param_shape or (n_src * n_dst,) * len(item.layout.tensor_map)
-        want = _region(dst.get(name), shape, rank_id)
+        want = _region(target, shape, local)
         chosen = {}
-        for r in range(n_src):
+        for r in range(item.device_num):
             got = _region(item, shape, r)
             if all(a < d and c < b for (a, b), (c, d) in zip(want, got)):
-                chosen.setdefault(got, _opt_ranks(item, r))
+                chosen.setdefault(got, [item.ranks[q] for q in _opt_ranks(item, r)])
         for ranks in chosen.values():
             needed.update(ranks)
     return sorted(needed) or [0]
