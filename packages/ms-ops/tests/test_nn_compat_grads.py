@@ -218,6 +218,13 @@ def test_compiled_functions_equal_eager_or_raise():
     for r in ([[0, 0, 0, 2, 2]], [[0, 1, 0.5, 4, 3]]):
         np.testing.assert_allclose(rois(x, _t(r)).asnumpy(),
                                    ops.ROIAlign(2, 2, 1.0)(x, _t(r)).asnumpy(), rtol=1e-6)
+    ctc = jit(lambda lp, tg, il, tl: ops.ctc_loss(lp, tg, il, tl, reduction="none")[0])
+    lengths = (Tensor([4, 3]), Tensor([2, 1]))
+    for k in range(2):  # tensor compositions: the graph follows log_probs and targets
+        lp = ops.log_softmax(_t(rng.standard_normal((4, 2, 3))), -1)
+        targets = Tensor([[1, 2], [2, 0]]) if k else Tensor([[2, 2], [1, 1]])
+        np.testing.assert_allclose(ctc(lp, targets, *lengths).asnumpy(), ops.ctc_loss(
+            lp, targets, *lengths, reduction="none")[0].asnumpy(), rtol=1e-5)
     crop = jit(lambda im, b: ops.crop_and_resize(im, b, Tensor([0]), (2, 2)))
     with pytest.raises(RuntimeError, match="CropAndResize computes on the host"):
         crop(ops.transpose(x, (0, 2, 3, 1)), _t([[0, 0, 1, 1]]))

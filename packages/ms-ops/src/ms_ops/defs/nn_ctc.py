@@ -1,7 +1,7 @@
-"""Connectionist temporal classification in MindSpore's operator forms: ``ctc_loss`` and
-``ops.CTCLossV2`` (PyTorch's layout, blank given, returning the loss and log-alpha),
-``ops.CTCLoss`` (TensorFlow's: logits, sparse labels, blank = the last class, returning the
-loss and its gradient) and ``ops.CTCGreedyDecoder``/``ctc_greedy_decoder``.
+"""Connectionist temporal classification in TensorFlow's operator forms: ``ops.CTCLoss``
+(logits, sparse labels, blank = the last class, returning the loss and its gradient) and
+``ops.CTCGreedyDecoder``/``ctc_greedy_decoder``; ``ctc_loss``/``CTCLossV2`` (PyTorch's
+layout) are tensor compositions in ``nn_ctc_v2``.
 
 The forward-backward recursion runs on the host in float64 over the blank-extended
 labels. The loss then enters the graph as ``loss + sum(x * g) - stop_gradient(sum(x * g))``
@@ -15,7 +15,6 @@ import numpy as np
 
 import ms_ops as ops
 from ms_ops.defs._host import host_values
-from ms_ops.defs.nn_loss import _check_functional_reduction
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
 
@@ -91,67 +90,6 @@ def _ints(name, what, t, shape=None):
                          f"{getattr(t, 'dtype', type(t).__name__)} "
                          f"{getattr(t, 'shape', '')}")
     return host_values(name, t).astype(np.int64)
-
-
-def _ctc_v2(name, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
-    if not isinstance(log_probs, Tensor) or log_probs.ndim != 3 or \
-            not log_probs.is_floating_point():
-        raise ValueError(f"{name}: log_probs must be a float (T, N, C) Tensor, got "
-                         f"{getattr(log_probs, 'shape', type(log_probs).__name__)}")
-    t_len, n, classes = log_probs.shape
-    if not 0 <= blank < classes:
-        raise ValueError(f"{name}: blank {blank} must be in [0, {classes})")
-    tg = _ints(name, "targets", targets)
-    if tg.ndim != 2 or tg.shape[0] != n:
-        raise ValueError(f"{name}: targets must be (N={n}, S), got {tg.shape}")
-    in_len = _ints(name, "input_lengths", input_lengths).reshape(-1)
-    tg_len = _ints(name, "target_lengths", target_lengths).reshape(-1)
-    if in_len.shape != (n,) or tg_len.shape != (n,) or (in_len > t_len).any() or \
-            (tg_len > tg.shape[1]).any() or (tg_len < 0).any() or (in_len < tg_len).any():
-        raise ValueError(f"{name}: input_lengths {in_len.tolist()} (at most T={t_len}) and "
-                         f"target_lengths {tg_len.tolist()} (at most S={tg.shape[1]}, and "
-                         f"at most the input length) need one entry per sample ({n})")
-    lp = host_values(name, log_probs).astype(np.float64)
-    loss = np.zeros(n)
-    log_alpha = np.full((n, t_len, 2 * tg.shape[1] + 1), _NEG)
-    grad = np.zeros_like(lp)
-    for b in range(n):
-        nll, alpha, g = _forward_backward(lp[:in_len[b], b], tg[b, :tg_len[b]], blank)
-        log_alpha[b, :in_len[b], :alpha.shape[1]] = alpha
-        if not np.isfinite(nll) and zero_infinity:
-            nll, g = 0.0, np.zeros_like(g)
-        loss[b], grad[:in_len[b], b] = nll, g
-    return _attach(log_probs, loss, grad), Tensor(log_alpha.astype(np.float32)).astype(
-        log_probs.dtype), tg_len
-
-
-@functional("ctc_loss")
-def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
-             zero_infinity=False):
-    """The CTC loss of (T, N, C) ``log_probs`` against padded (N, S) ``targets``; returns
-    ``(loss, log_alpha)``. ``'mean'`` divides each loss by its target length first.
-
-    >>> lp = ops.log_softmax(ops.zeros((4, 1, 3)), -1)
-    >>> round(float(ctc_loss(lp, Tensor([[1, 2]]), Tensor([4]), Tensor([2]), 0, "sum")[0]), 4)
-    1.6864
-    """
-    _check_functional_reduction("ctc_loss", reduction)
-    loss, log_alpha, tg_len = _ctc_v2("ctc_loss", log_probs, targets, input_lengths,
-                                      target_lengths, blank, zero_infinity)
-    if reduction == "sum":
-        return ops.sum(loss), log_alpha
-    if reduction == "mean":
-        lengths = Tensor(np.maximum(tg_len, 1).astype(np.float32)).astype(loss.dtype)
-        return ops.mean(loss / lengths), log_alpha
-    return loss, log_alpha
-
-
-CTCLossV2 = primitive_class(
-    "CTCLossV2", lambda log_probs, targets, input_lengths, target_lengths, blank=0,
-    reduction="none", zero_infinity=False: ctc_loss(log_probs, targets, input_lengths,
-                                                    target_lengths, blank, reduction,
-                                                    zero_infinity),
-    ("blank", "reduction", "zero_infinity"))
 
 
 def _collapse(labels):
