@@ -265,3 +265,29 @@ def test_group_info_files_name_the_ranks_with_equal_checkpoints(tmp_path):
     (tmp_path / "other.json").write_text("{}")
     with pytest.raises(ValueError, match="not a group information file"):
         restore_group_info_list(str(tmp_path / "other.json"))
+
+
+def test_merge_pipeline_strategys_joins_stages_and_refuses_what_does_not_fit(tmp_path):
+    from ms_parallel.auto.strategy_file import merge_pipeline_strategys
+
+    src = tmp_path / "stages"
+    src.mkdir()
+    half = TensorLayout((2,), ((), (0,)))
+    for stage, name in ((0, "w0"), (1, "w1")):
+        (src / f"rank{2 * stage}.json").write_text(json.dumps({"parallel_layout_item":
+            layout_items({name: ((4, 6), half)}, stage=(stage, [2 * stage, 2 * stage + 1]))}))
+    out = str(tmp_path / "merged.json")
+    merge_pipeline_strategys(str(src), out)
+    got = build_searched_strategy(out)
+    assert got["w1"].ranks == [2, 3] and got["w1"].pipeline_stage == 1
+    assert rank_list_for_transform(0, out, None) == [0, 1, 2, 3]  # one device: every slice
+    with pytest.raises(NotADirectoryError):
+        merge_pipeline_strategys(str(tmp_path / "none"), out)
+    (src / "rank4.json").write_text(json.dumps({"parallel_layout_item": layout_items(
+        {"w1": ((4, 6), TensorLayout((2,), ((0,), ())))}, stage=(1, [2, 3]))}))
+    with pytest.raises(ValueError, match="different layouts"):
+        merge_pipeline_strategys(str(src), out)
+    (src / "rank4.json").write_text(json.dumps({"parallel_layout_item": layout_items(
+        {"w2": ((4, 6), half)})}))
+    with pytest.raises(ValueError, match="not a pipeline stage's"):
+        merge_pipeline_strategys(str(src), out)
