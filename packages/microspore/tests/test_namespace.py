@@ -43,7 +43,8 @@ def test_dtypes_and_modes():
 
 @pytest.mark.parametrize("path", [
     "microspore.ops", "microspore.ops.functional", "microspore.ops.operations",
-    "microspore.ops.composite", "microspore.nn", "microspore.dataset",
+    "microspore.ops.composite", "microspore.ops.function", "microspore.ops.primitive",
+    "microspore.nn", "microspore.dataset",
     "microspore.dataset.vision", "microspore.dataset.vision.transforms",
     "microspore.dataset.vision.c_transforms", "microspore.dataset.vision.py_transforms",
     "microspore.dataset.vision.utils", "microspore.dataset.transforms",
@@ -71,6 +72,9 @@ def test_ops_reaches_every_operator_form():
     np.testing.assert_allclose(ms.ops.functional.tensor_pow(x, 3.0).asnumpy(), [1, 8, 64])
     np.testing.assert_allclose(ms.ops.operations.Pow()(x, 2.0).asnumpy(), [1, 4, 16])
     assert ms.ops.composite.GradOperation is ms.ops.GradOperation
+    assert ms.ops.P is ms.ops.operations and ms.ops.P.MatMul is ms.ops.MatMul
+    np.testing.assert_allclose(ms.ops.function.tensor_pow(x, 2.0).asnumpy(), [1, 4, 16])
+    assert ms.ops.primitive.Primitive is ms.ops.Primitive
 
 
 def test_missing_names_say_where_they_looked():

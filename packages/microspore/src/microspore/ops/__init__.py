@@ -2,8 +2,9 @@
 
 ``ms.ops.add``, ``ms.ops.Pow()`` and ``ms.ops.tensor_pow`` resolve through the same
 registry as ``ms_ops`` does, so operators of installed plugins (``ms.ops.mish``) appear
-here too. ``ms.ops.functional``, ``ms.ops.operations`` and ``ms.ops.composite`` are the
-submodules MindSpore code imports (``from mindspore.ops import operations as P``).
+here too. ``ms.ops.functional`` (and ``function``), ``ms.ops.operations`` (``P``),
+``ms.ops.primitive`` and ``ms.ops.composite`` are the submodules MindSpore code imports
+(``from mindspore.ops import operations as P``).
 """
 
 from importlib import import_module
@@ -11,16 +12,19 @@ from importlib import import_module
 from ms_ops import Primitive
 from ms_ops import functional as _functional
 
-__all__ = ["Primitive", "functional", "operations", "composite", "communication"]
+__all__ = ["Primitive", "functional", "operations", "composite", "communication", "function",
+           "primitive", "P"]
 
-_SUBMODULES = ("functional", "operations", "composite", "communication")
+_SUBMODULES = ("functional", "operations", "composite", "communication", "function",
+               "primitive")
+_ALIASES = {"P": "operations"}  # MindSpore's ops.P is its operations module
 # names MindSpore's ops re-exports from elsewhere
 _ELSEWHERE = {"constexpr": "ms_graph.hints"}
 
 
 def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return import_module(f"{__name__}.{name}")
+    if name in _SUBMODULES or name in _ALIASES:
+        return import_module(f"{__name__}.{_ALIASES.get(name, name)}")
     if name in _ELSEWHERE:
         return getattr(import_module(_ELSEWHERE[name]), name)
     try:
