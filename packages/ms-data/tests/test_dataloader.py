@@ -72,7 +72,8 @@ def test_loader_batches_like_mindspore():
         [("int64", [0, 1]), ("int64", [2, 3]), ("int64", [4])]
     assert list(dl.DataLoader(Squares(), batch_size=2, collate_fn=len)) == [2, 2, 1]
     shuffled = [int(i) for b in dl.DataLoader(Squares(), batch_size=5, shuffle=True,
-                                              generator=np.random.default_rng(0)) for i in b[1]]
+                                              generator=np.random.default_rng(0))
+                for i in b[1].asnumpy()]
     assert sorted(shuffled) == [0, 1, 2, 3, 4]
 
 
