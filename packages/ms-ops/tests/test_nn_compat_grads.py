@@ -225,6 +225,11 @@ def test_compiled_functions_equal_eager_or_raise():
         targets = Tensor([[1, 2], [2, 0]]) if k else Tensor([[2, 2], [1, 1]])
         np.testing.assert_allclose(ctc(lp, targets, *lengths).asnumpy(), ops.ctc_loss(
             lp, targets, *lengths, reduction="none")[0].asnumpy(), rtol=1e-5)
+    margin = jit(lambda a, y: ops.multilabel_margin_loss(a, y, "none"))
+    scores = _t(rng.standard_normal((2, 4)))
+    for y in ([[3, 0, -1, 1], [2, -1, 0, 0]], [[1, 1, 2, -1], [0, 1, 2, 3]]):
+        np.testing.assert_allclose(margin(scores, Tensor(y)).asnumpy(), ops.multilabel_margin_loss(
+            scores, Tensor(y), "none").asnumpy(), rtol=1e-6)
     crop = jit(lambda im, b: ops.crop_and_resize(im, b, Tensor([0]), (2, 2)))
     with pytest.raises(RuntimeError, match="CropAndResize computes on the host"):
         crop(ops.transpose(x, (0, 2, 3, 1)), _t([[0, 0, 1, 1]]))

@@ -9,13 +9,10 @@ operators they are made of.
 
 from __future__ import annotations
 
-import numpy as np
-
 import ms_ops as ops
-from ms_ops.defs._host import host_values
 from ms_ops.defs.nn_loss import _check_functional_reduction
 from ms_ops.opdef import functional, primitive_class
-from ms_tensor.tensor import Tensor
+from ms_tensor.tensor import Tensor, value_read_hook
 
 
 def _reduced(loss, reduction, who):
@@ -78,19 +75,21 @@ def multilabel_margin_loss(input, target, reduction="mean"):
         raise TypeError(f"MultilabelMarginLoss: target must be an int tensor, got "
                         f"{target.dtype}")
     x = ops.reshape(input, (-1, input.shape[-1]))
-    t = host_values("MultilabelMarginLoss", target).reshape(x.shape).astype(np.int64)
-    n, c = x.shape
-    if ((t < -1) | (t >= c)).any():
-        raise ValueError(f"MultilabelMarginLoss: target values must be in [-1, {c}), got "
-                         f"{t.min()}..{t.max()}")
-    count = np.zeros((n, c), np.float32)  # how often each class is listed before the -1
-    for row, labels in enumerate(t):
-        stop = np.flatnonzero(labels < 0)
-        for j in labels[:stop[0] if stop.size else c]:
-            count[row, j] += 1
-    others = (count == 0).astype(np.float32)
+    t = ops.reshape(target, x.shape).astype("int64")
+    c = x.shape[1]
+    if value_read_hook() is None:  # eager: check the labels' range (a graph cannot)
+        values = t.asnumpy()
+        if ((values < -1) | (values >= c)).any():
+            raise ValueError(f"MultilabelMarginLoss: target values must be in [-1, {c}), got "
+                             f"{values.min()}..{values.max()}")
+    # how often each class is listed before the first -1, from tensors (graphs follow it)
+    listed = ops.cumsum((t < 0).astype("int32"), 1) == 0
+    hits = ops.one_hot(ops.clamp(t, min=0), c, 1.0, 0.0) * ops.expand_dims(
+        listed.astype(x.dtype), 2)
+    count = ops.sum(hits.astype(x.dtype), 1)
+    others = (count == 0).astype(x.dtype)
     margin = ops.relu(1 - (ops.expand_dims(x, 2) - ops.expand_dims(x, 1)))
-    weights = Tensor(count[:, :, None] * others[:, None, :]).astype(x.dtype)
+    weights = ops.expand_dims(count, 2) * ops.expand_dims(others, 1)
     loss = ops.sum(margin * weights, (1, 2)) / c
     loss = ops.reshape(loss, input.shape[:-1])
     return _reduced(loss, reduction, "MultilabelMarginLoss")
