@@ -1,6 +1,7 @@
 """Host reads of an operator's input values, refused while a graph is being captured.
 
-Detection, CTC and RNN-T operators work out indices, lattices or sampling taps from their
+Non-maximum suppression, CropAndResize, TensorFlow's CTCLoss and greedy decoder, RNNTLoss
+and AdaptiveMaxPool3D's indices work out indices, lattices or sampling taps from their
 inputs' values in numpy. A compiled graph could only keep those values as constants of
 the call that compiled it and return stale results on later calls, so while ms-graph
 captures (it installs ms-tensor's value-read hook for exactly that time) these
