@@ -143,14 +143,27 @@ def test_gemm_cols_matches_numpy_reading_padded_columns_in_place(m, k, n, act, t
         _f32.gemm_cols(a, b[:, :n - 1].copy() if n % 16 == 1 and n > 1 else b[:k - 1].copy()
                        if k > 1 else np.zeros((2, b.shape[1]), np.float32), out, act)
 
-def test_dense_vec_threads_split_large_products_the_same_way():
+def test_threads_split_large_products_the_same_way():
+    """Above the size where a second thread runs (4M multiply-adds), each output's sum
+    is still computed in the same order."""
     rng = np.random.default_rng(8)
-    x, w = rng.standard_normal(300).astype(np.float32), rng.standard_normal(
-        (300, 333)).astype(np.float32)
-    one, two = np.empty(333, np.float32), np.empty(333, np.float32)
+    x, w = rng.standard_normal(2048).astype(np.float32), rng.standard_normal(
+        (2048, 2100)).astype(np.float32)
+    one, two = np.empty(2100, np.float32), np.empty(2100, np.float32)
     _f32.dense_vec(x, w, None, one, 1, 1)
     _f32.dense_vec(x, w, None, two, 1, 2)
-    np.testing.assert_array_equal(one, two)  # every column's sum in the same order
+    np.testing.assert_array_equal(one, two)
+    a = rng.standard_normal((40, 2048)).astype(np.float32)
+    wp = _f32.pack_dense(w[:, :64].T.copy())
+    outs = [np.empty((40, 64), np.float32) for _ in range(4)]
+    _f32.dense_packed(a, wp, None, outs[0], 0, 1)
+    _f32.dense_packed(a, wp, None, outs[1], 0, 2)
+    _f32.gemm_cols(a, w[:, :64].copy(), outs[2], 0, 1)
+    _f32.gemm_cols(a, w[:, :64].copy(), outs[3], 0, 2)
+    for o in outs[1:]:
+        np.testing.assert_array_equal(o, outs[0])
+    x, w = x[:300], w[:300, :333].copy()
+    one = np.empty(333, np.float32)
     with pytest.raises(ValueError, match="dense_vec: x"):
         _f32.dense_vec(x[:5].copy(), w, None, one, 0)
     with pytest.raises(ValueError, match="dense_vec: bias of 3 for 333"):
@@ -225,7 +238,7 @@ def test_plan_outputs_are_copies_and_views_share_buffers():
     y2, _ = plan.run([-x])
     assert not np.array_equal(y, y2)  # the first result was a copy
     # shape-only steps are views: no call runs for them
-    assert len(plan.calls) == 2 + 1 + 1  # im2col, product; pool; the Dense's one pass
+    assert len(plan.calls) == 1 + 1 + 1  # the convolution; pool; the Dense's one pass
 
 
 def test_unfused_operators_run_their_registry_kernels():
@@ -277,6 +290,10 @@ def test_kernels_refuse_arrays_they_cannot_write_or_read():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="writable"):
         _f32.bias_act(ro, None, 1)
+    x, wm = np.zeros((2, 1, 5, 5), np.float32), np.zeros((3, 9), np.float32)
+    with pytest.raises(ValueError, match=r"conv: x \(2, 1, 5, 5\), wm \(3, 9\)"):
+        _f32.conv(x, wm, np.zeros((9, 16), np.float32), np.zeros((2, 3, 8), np.float32),
+                  3, 3, 1, 1, 1, 1, 0, 0, 3, 3, 0)
     with pytest.raises(ValueError, match="pool: x must be a C-contiguous 3-d"):
         _f32.pool(np.zeros((2, 4, 4), np.float32)[:, ::2], np.zeros((2, 1, 1), np.float32),
                   2, 2, 2, 2, False, 0)

@@ -36,8 +36,9 @@ cdef float* _data(cnp.ndarray a, int ndim, bint write, str what) except NULL:
     return <float*>cnp.PyArray_DATA(a)
 
 
-# These loops move memory; a second thread pays only on large tensors (and on a busy
-# machine every parallel region waits for its threads to be scheduled).
+# A second thread pays only on large tensors or products (this many values or
+# multiply-adds, about 0.4 ms of one thread's work): every parallel region waits for its
+# threads to be scheduled, on a busy machine for milliseconds (docs/benchmarks.md).
 cdef Py_ssize_t _PARALLEL = 1 << 22
 
 
@@ -267,7 +268,7 @@ def dense_vec(cnp.ndarray x, cnp.ndarray w, cnp.ndarray bias, cnp.ndarray out, i
         if _dim(bias, 0) != N:
             raise ValueError(f"dense_vec: bias of {_dim(bias, 0)} for {N} columns")
     nblk = (N + _DENSE_BLOCK - 1) // _DENSE_BLOCK
-    cdef int nt = threads if threads > 1 and K * N >= (1 << 16) else 1
+    cdef int nt = threads if threads > 1 and K * N >= _PARALLEL else 1
     if nt == 1:
         with nogil:
             ms_dense_cols(xp, wp, bp, op, K, N, 0, N, act)
@@ -305,7 +306,7 @@ def dense_packed(cnp.ndarray x, cnp.ndarray wp, cnp.ndarray bias, cnp.ndarray ou
         bp = _data(bias, 1, False, "dense_packed: bias")
         if _dim(bias, 0) != N:
             raise ValueError(f"dense_packed: bias of {_dim(bias, 0)} for {N} columns")
-    cdef int nt = threads if threads > 1 and M * K * N >= (1 << 18) else 1
+    cdef int nt = threads if threads > 1 and M * K * N >= _PARALLEL else 1
     if nt == 1:
         with nogil:
             ms_gemm_panels(xp, M, K, wpp, 16, 16 * K, N, bp, op, N, 0, P, act)
@@ -329,7 +330,7 @@ def gemm_cols(cnp.ndarray a, cnp.ndarray b, cnp.ndarray out, int act, int thread
     if _dim(out, 0) != M or _dim(b, 0) != K or L < 16 * P:
         raise ValueError(f"gemm_cols: a {(<object>a).shape} @ b {(<object>b).shape} cannot "
                          f"fill out {(<object>out).shape} (b's rows need >= {16 * P} columns)")
-    cdef int nt = threads if threads > 1 and M * K * N >= (1 << 18) else 1
+    cdef int nt = threads if threads > 1 and M * K * N >= _PARALLEL else 1
     if nt == 1:
         with nogil:
             ms_gemm_panels(ap, M, K, bp, L, 16, N, NULL, op, N, 0, P, act)
@@ -337,3 +338,37 @@ def gemm_cols(cnp.ndarray a, cnp.ndarray b, cnp.ndarray out, int act, int thread
     with nogil:
         for p in prange(P, schedule="static", num_threads=nt):
             ms_gemm_panels(ap, M, K, bp, L, 16, N, NULL, op, N, p, p + 1, act)
+
+
+def conv(cnp.ndarray x, cnp.ndarray wm, cnp.ndarray cols, cnp.ndarray out, int kh, int kw,
+         int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow, int act,
+         int threads=1):
+    """A convolution image by image: ``out[n] = act(wm @ cols)`` (``out`` (N, Co, oh*ow),
+    NCHW) with ``cols`` the column matrix of image ``n`` alone (``im2col``'s rows; rows
+    past ``C*kh*kw``, the bias row of ones, are left alone; its rows padded to whole
+    blocks of 16), so the matrix stays in L2 between being written and read; the product
+    is ``gemm_cols``'s. ``threads`` > 1 splits each product's column blocks."""
+    cdef const float* xp = _data(x, 4, False, "conv: x")
+    cdef const float* wp = _data(wm, 2, False, "conv: wm")
+    cdef float* cp = _data(cols, 2, True, "conv: cols")
+    cdef float* op = _data(out, 3, True, "conv: out")
+    cdef Py_ssize_t N = _dim(x, 0), C = _dim(x, 1), H = _dim(x, 2), W = _dim(x, 3)
+    cdef Py_ssize_t Co = _dim(wm, 0), K = _dim(wm, 1), ld = _dim(cols, 1), P = oh * ow
+    cdef Py_ssize_t taps = kh * kw, nP = (P + 15) // 16, n, r, p
+    if _dim(cols, 0) != K or K < C * taps or ld < 16 * nP or _dim(out, 0) != N \
+            or _dim(out, 1) != Co or _dim(out, 2) != P:
+        raise ValueError(f"conv: x {(<object>x).shape}, wm {(<object>wm).shape}, cols "
+                         f"{(<object>cols).shape} and out {(<object>out).shape} do not fit "
+                         f"{kh}x{kw} windows giving {oh}x{ow}")
+    cdef int nt = threads if threads > 1 and Co * K * P >= _PARALLEL else 1
+    with nogil:
+        for n in range(N):
+            for r in range(C * taps):
+                _col_row(xp + (n * C + r // taps) * H * W, cp + r * ld, H, W,
+                         (r % taps) // kw, (r % taps) % kw, sh, sw, dh, dw, pt, pl, oh, ow)
+            if nt == 1:
+                ms_gemm_panels(wp, Co, K, cp, ld, 16, P, NULL, op + n * Co * P, P, 0, nP, act)
+            else:
+                for p in prange(nP, schedule="static", num_threads=nt):
+                    ms_gemm_panels(wp, Co, K, cp, ld, 16, P, NULL, op + n * Co * P, P, p,
+                                   p + 1, act)

@@ -312,7 +312,7 @@ def qconv(const int8_t[:, ::1] w, const int8_t[:, ::1] cols, const int32_t[::1] 
                          "per channel)")
     if Co == 0 or M == 0:
         return
-    cdef int nt = threads if threads > 1 and Co * K * M >= 1 << 20 else 1
+    cdef int nt = threads if threads > 1 and Co * K * M >= 1 << 22 else 1
     with nogil:
         if nt == 1:
             acc = <int32_t*>malloc(M * sizeof(int32_t))
@@ -377,7 +377,7 @@ def qdense(const int8_t[:, ::1] x, const int8_t[:, ::1] wt, const int32_t[::1] z
         raise ValueError("qdense: x has no columns")
     if M == 0 or N == 0:
         return
-    cdef int nt = threads if threads > 1 and M * K * N >= 1 << 20 else 1
+    cdef int nt = threads if threads > 1 and M * K * N >= 1 << 22 else 1
     cdef int failed = 0
     for nb in prange(nblk, nogil=True, num_threads=nt, schedule="static"):
         acc = <int32_t*>malloc(4 * _QBLOCK * sizeof(int32_t))

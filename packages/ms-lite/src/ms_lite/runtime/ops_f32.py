@@ -117,7 +117,8 @@ def _build_conv(s, ex, g, win, threads, arrays):
     p = g.oh * (width if wide else g.ow)
     wm = np.empty((co, k + bool(bias)), np.float32)
     wm[:, :k] = w.reshape(co, k)
-    cols = np.zeros((k + bool(bias), _padded(n * p)), np.float32)
+    # wide: the whole (one-image) matrix; else one image's, reused image by image
+    cols = np.zeros((k + bool(bias), _padded(p)), np.float32)
     if bias:
         wm[:, k] = ex.constants[bias]
         cols[k] = 1.0  # the bias row: never written by im2col
@@ -139,17 +140,8 @@ def _build_conv(s, ex, g, win, threads, arrays):
 
 def _conv_calls(x, wm, cols, out, g, act, threads) -> list:
     n, co = out.shape[:2]
-    p = g.oh * g.ow
-    calls = [partial(_f32.im2col, x, cols, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl,
-                     g.oh, g.ow, threads)]
-    if n == 1:
-        calls.append(partial(_f32.gemm_cols, wm, cols, out.reshape(co, p), act, threads))
-    else:
-        prod = np.empty((co, n * p), np.float32)
-        calls.append(partial(_f32.gemm_cols, wm, cols, prod, act, threads))
-        calls.append(partial(_f32.unpack_act, prod.reshape(co, n, p), out.reshape(n, co, p),
-                             0))
-    return calls
+    return [partial(_f32.conv, x, wm, cols, out.reshape(n, co, g.oh * g.ow), g.kh, g.kw,
+                    g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.oh, g.ow, act, threads)]
 
 
 def _build_pool(s, win, act, threads, arrays):
