@@ -79,9 +79,9 @@ def test_complex_arithmetic_matches_numpy():
     lambda x, y: ops.view_as_real(ops.conj(x) * y), lambda x, y: ops.imag(x) * ops.real(y),
     lambda x, y: ops.matmul(x, y.T), lambda x, y: ops.bmm(x[None], y.T[None]),
     lambda x, y: ops.MatMul(transpose_a=True)(x, y), lambda x, y: ops.exp(x) * ops.square(y),
-    lambda x, y: ops.mean(x * y, 1),
+    lambda x, y: ops.mean(x * y, 1), lambda x, y: ops.sqrt(x) * ops.log(y),
 ], ids=["mul", "div", "sub", "neg", "abs", "angle", "view_as_real", "parts", "matmul", "bmm",
-        "matmul_ta", "exp_square", "mean"])
+        "matmul_ta", "exp_square", "mean", "sqrt_log"])
 def test_complex_gradients_match_finite_differences(fn):
     check_grad(fn, Z, W, rtol=1e-6, atol=1e-8)
 
@@ -90,6 +90,8 @@ def test_complex_matmul_exp_square_mean_match_numpy():
     a, b = Tensor(Z), Tensor(W)
     np.testing.assert_allclose(ops.matmul(a, b.T).asnumpy(), Z @ W.T, rtol=1e-12)
     np.testing.assert_allclose(ops.exp(a).asnumpy(), np.exp(Z), rtol=1e-12)
+    np.testing.assert_allclose(ops.sqrt(a).asnumpy(), np.sqrt(Z), rtol=1e-12)
+    np.testing.assert_allclose(ops.log(a).asnumpy(), np.log(Z), rtol=1e-12)
     np.testing.assert_allclose(ops.square(a).asnumpy(), Z * Z, rtol=1e-12)
     np.testing.assert_allclose(ops.mean(a, 0).asnumpy(), Z.mean(0), rtol=1e-12)
 

@@ -19,6 +19,7 @@ from ms_ops.opdef import FLOATS, NUMBERS, STATIC, Arg, OpDef, TensorSpec, functi
 from ms_tensor import dtype as mstype
 
 _X = (Arg("x"),)
+_COMPLEX = frozenset({mstype.complex64, mstype.complex128})
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -26,6 +27,12 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 def _float_op(name: str, doc: str, **names) -> OpDef:
     return OpDef(name, _X, infer=elementwise(FLOATS), promote="float", doc=doc, **names)
+
+
+def _float_or_complex_op(name: str, doc: str, **names) -> OpDef:
+    """Exp, Log and Sqrt: MindSpore's take complex inputs as well."""
+    return OpDef(name, _X, infer=elementwise(FLOATS | _COMPLEX), promote="float", doc=doc,
+                 **names)
 
 
 def _rounding_op(name: str, dtypes, doc: str, **names) -> OpDef:
@@ -142,9 +149,7 @@ POSITIVE = _uniform(0.5, 2.0)
 INSIDE_UNIT = _uniform(-0.8, 0.8)
 
 
-_COMPLEX = frozenset({mstype.complex64, mstype.complex128})
-Exp = OpDef("Exp", _X, infer=elementwise(FLOATS | _COMPLEX), promote="float",
-            doc="e ** x, elementwise (complex too).", functional="exp", methods="exp")
+Exp = _float_or_complex_op("Exp", "e ** x, elementwise.", functional="exp", methods="exp")
 Exp.kernel("CPU", dtypes=FLOATS | _COMPLEX, out=True)(_quietly(np.exp))
 
 
@@ -181,13 +186,14 @@ def expm1_bprop(x, out, dout):
 Expm1.samples(_normal)
 
 
-Log = _float_op("Log", "Natural logarithm; -inf at 0, NaN below.", functional="log", methods="log")
-Log.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.log))
+Log = _float_or_complex_op("Log", "Natural logarithm; -inf at 0, NaN below (real inputs).",
+                           functional="log", methods="log")
+Log.kernel("CPU", dtypes=FLOATS | _COMPLEX, out=True)(_quietly(np.log))
 
 
 @Log.bprop
 def log_bprop(x, out, dout):
-    return (A.Div(dout, x),)
+    return (A.Div(dout, conj(x)),)
 
 
 Log.samples(POSITIVE)
@@ -230,13 +236,14 @@ def log10_bprop(x, out, dout):
 Log10.samples(POSITIVE)
 
 
-Sqrt = _float_op("Sqrt", "Square root; NaN below 0.", functional="sqrt", methods="sqrt")
-Sqrt.kernel("CPU", dtypes=FLOATS, out=True)(_quietly(np.sqrt))
+Sqrt = _float_or_complex_op("Sqrt", "Square root; NaN below 0 (real inputs).",
+                            functional="sqrt", methods="sqrt")
+Sqrt.kernel("CPU", dtypes=FLOATS | _COMPLEX, out=True)(_quietly(np.sqrt))
 
 
 @Sqrt.bprop
 def sqrt_bprop(x, out, dout):
-    return (A.Div(A.Mul(dout, 0.5), out),)
+    return (A.Div(A.Mul(dout, 0.5), conj(out)),)
 
 
 Sqrt.samples(POSITIVE)
