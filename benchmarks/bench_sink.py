@@ -19,8 +19,9 @@ microspore's and a framework that differs is dropped.
 measured in one extra run with ms-ops' kernel observer timing every kernel call (its own
 overhead, a few hundred ns per kernel, counts as outside); "n/a" where ms-ops has none.
 The same run gives a second table of CPU time per step: in the kernels, in the whole main
-thread and in the other threads (sink's feeder and the dataset's prefetcher). Those hold on
-a loaded machine where wall times do not, and main / kernels of the plain loop bounds what
+thread and in the other threads (sink's feeder and the dataset's prefetcher). Load affects
+them less than wall times (a thread waiting for a core or the GIL uses no CPU; the
+neighbours' cache use still inflates them), and main / kernels of the plain loop bounds what
 any sink can gain: a sink that left nothing but the kernels on the main thread.
 
 Usage: ``python benchmarks/bench_sink.py [--quick | --rounds N] [--case mlp16|mlp64|lenet]``
@@ -167,8 +168,8 @@ def kernel_share(set_observer):
     """``measure(run)``: ``[share, kernels, main, others]``: the share of ``run``'s wall
     time outside kernels, and per step the CPU time (us) of the kernels, of the whole main
     thread and of the process's other threads (the sink's feeder, the dataset's
-    prefetcher). CPU times hold on a loaded machine where wall times do not: a thread
-    waiting for a core or for the GIL uses none (see module doc)."""
+    prefetcher). A thread waiting for a core or for the GIL uses no CPU time, so these
+    suffer less from the load than wall times (see module doc)."""
     def measure(run):
         spent, cpu = [0.0], [0.0]
 
