@@ -186,8 +186,7 @@ def test_lstm_primitive_differentiates_every_weight():
 
 
 @pytest.mark.parametrize("call", [
-    lambda: ops.CropAndResize()(_t(np.ones((1, 4, 4, 1))), _t([[0, 0, 1, 1]]), Tensor([0]),
-                                (2, 2)),
+    lambda: ops.RNNTLoss()(_t(np.zeros((1, 2, 2, 3))), Tensor([[1]]), Tensor([2]), Tensor([1])),
     lambda: ops.NMSWithMask()(_t([[0, 0, 1, 1, 0.5]])),
     lambda: ops.ctc_greedy_decoder(_t(np.zeros((2, 1, 3))), Tensor([2])),
     lambda: ops.FractionalMaxPool([1.0, 1.5, 1.5, 1.0])(_t(np.ones((1, 4, 4, 1)))),
@@ -230,6 +229,11 @@ def test_compiled_functions_equal_eager_or_raise():
     for y in ([[3, 0, -1, 1], [2, -1, 0, 0]], [[1, 1, 2, -1], [0, 1, 2, 3]]):
         np.testing.assert_allclose(margin(scores, Tensor(y)).asnumpy(), ops.multilabel_margin_loss(
             scores, Tensor(y), "none").asnumpy(), rtol=1e-6)
-    crop = jit(lambda im, b: ops.crop_and_resize(im, b, Tensor([0]), (2, 2)))
-    with pytest.raises(RuntimeError, match="CropAndResize computes on the host"):
-        crop(ops.transpose(x, (0, 2, 3, 1)), _t([[0, 0, 1, 1]]))
+    crop = jit(lambda im, b: ops.crop_and_resize(im, b, Tensor([0]), (2, 3)))
+    image = ops.transpose(x, (0, 2, 3, 1))
+    for box in ([[0, 0, 1, 1]], [[0.2, -0.1, 0.7, 0.9]]):
+        np.testing.assert_allclose(crop(image, _t(box)).asnumpy(), ops.crop_and_resize(
+            image, _t(box), Tensor([0]), (2, 3)).asnumpy(), rtol=1e-6)
+    nms = jit(lambda b: ops.NMSWithMask()(b)[2])
+    with pytest.raises(RuntimeError, match="NMSWithMask computes on the host"):
+        nms(_t([[0, 0, 1, 1, 0.5]]))

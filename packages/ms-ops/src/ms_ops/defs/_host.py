@@ -1,6 +1,6 @@
 """Host reads of an operator's input values, refused while a graph is being captured.
 
-Non-maximum suppression, CropAndResize, TensorFlow's CTCLoss and greedy decoder, RNNTLoss
+Non-maximum suppression, TensorFlow's CTCLoss and greedy decoder, RNNTLoss
 and AdaptiveMaxPool3D's indices work out indices, lattices or sampling taps from their
 inputs' values in numpy. A compiled graph could only keep those values as constants of
 the call that compiled it and return stale results on later calls, so while ms-graph

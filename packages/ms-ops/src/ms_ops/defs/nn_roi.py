@@ -1,12 +1,13 @@
 """Region sampling: ``ops.ROIAlign`` (Mask R-CNN's pooling of each region of interest; an
 operator with its gradient operator ROIAlignGrad, so graphs record it) and
-``ops.CropAndResize``/``crop_and_resize`` (TensorFlow's box crops).
+``ops.CropAndResize``/``crop_and_resize`` (TensorFlow's box crops, a tensor composition).
 
-The sampling positions depend only on the boxes, so they are worked out on the host as
-(input index, weight) taps; the result is a weighted sum of gathered feature rows, and
-the gradient reaches the features (the boxes take none, as in MindSpore).
-ROIAlign's ``sample_num=0`` takes floor(bin size) samples per bin axis as MindSpore's
-kernel does, but at least one: MindSpore divides by zero (NaN) for bins under a pixel.
+ROIAlign's sampling taps depend only on the boxes; its kernels work them out in numpy and
+take the weighted sum (or spread the gradient back). CropAndResize computes its sample
+positions from the box tensor and gathers with them, so the gradient reaches the image
+and the boxes. ROIAlign's ``sample_num=0`` takes floor(bin size) samples per bin axis as
+MindSpore's kernel does, but at least one: MindSpore divides by zero (NaN) for bins under
+a pixel.
 """
 
 from __future__ import annotations
@@ -14,19 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
-from ms_ops.defs._host import host_values
 from ms_ops.infer import check_dtype, shape_text
 from ms_ops.opdef import FLOATS, STATIC, Arg, Attr, OpDef, TensorSpec, functional, primitive_class
-from ms_tensor.tensor import Tensor
-
-
-def _weighted_gather(rows, index, weight):
-    """rows (M, C), index/weight (K, T) -> (K, C): sum_t weight[k, t] * rows[index[k, t]]."""
-    k, t = index.shape
-    picked = ops.gather(rows, Tensor(index.reshape(-1).astype(np.int32)), 0)
-    picked = ops.reshape(picked, (k, t, rows.shape[1]))
-    w = Tensor(weight.astype(np.float32)).astype(rows.dtype)
-    return ops.sum(picked * ops.expand_dims(w, 2), 1)
+from ms_tensor.tensor import Tensor, value_read_hook
 
 
 def _bilinear_taps(y, x, height, width):
@@ -190,9 +181,33 @@ def _roi_align_grad_samples(rng):
 
 
 def _axis_positions(lo, hi, n, crop):
+    """(R, crop) sample positions along one image axis, from (R,) box edges (tensors)."""
+    lo, hi = ops.expand_dims(lo, 1), ops.expand_dims(hi, 1)
     if crop > 1:
-        return lo * (n - 1) + np.arange(crop) * ((hi - lo) * (n - 1) / (crop - 1))
-    return np.array([0.5 * (lo + hi) * (n - 1)])
+        steps = Tensor(np.arange(crop, dtype=np.float32)[None, :])
+        return lo * (n - 1) + steps * ((hi - lo) * ((n - 1) / (crop - 1)))
+    return 0.5 * (lo + hi) * (n - 1)
+
+
+def _bilinear_sample(rows, base, ys, xs, height, width, nearest):
+    """(R, ch, cw, C) samples of ``rows`` (B*H*W, C) at positions ys (R, ch), xs (R, cw)."""
+    ys, xs = ops.expand_dims(ys, 2), ops.expand_dims(xs, 1)
+
+    def tap(yi, xi):
+        index = base + ops.clamp(yi, 0, height - 1) * width + ops.clamp(xi, 0, width - 1)
+        index = ops.broadcast_to(index, (ys.shape[0], ys.shape[1], xs.shape[2])).astype(
+            "int32")
+        picked = ops.gather(rows, ops.reshape(index, (-1,)), 0)
+        return ops.reshape(picked, index.shape + (rows.shape[1],))
+
+    if nearest:  # roundf: halves away from zero
+        return tap(ops.floor(ys + 0.5), ops.floor(xs + 0.5))
+    top, left = ops.floor(ys), ops.floor(xs)
+    ly, lx = ops.expand_dims(ys - top, 3), ops.expand_dims(xs - left, 3)
+    bottom, right = ops.ceil(ys), ops.ceil(xs)
+    upper = tap(top, left) * (1 - lx) + tap(top, right) * lx
+    lower = tap(bottom, left) * (1 - lx) + tap(bottom, right) * lx
+    return upper * (1 - ly) + lower * ly
 
 
 @functional("crop_and_resize")
@@ -221,42 +236,21 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
     if not isinstance(crop_size, (tuple, list)) or len(crop_size) != 2 or min(crop_size) <= 0:
         raise ValueError(f"{name}: crop_size must be 2 positive ints, got {crop_size!r}")
     b, height, width, c = image.shape
-    which = host_values(name, box_indices).astype(np.int64)
-    if ((which < 0) | (which >= b)).any():
-        raise ValueError(f"{name}: box_indices must be in [0, {b}), got {which.tolist()}")
+    if value_read_hook() is None:  # eager: check the indices' values (a graph cannot)
+        which = box_indices.asnumpy()
+        if ((which < 0) | (which >= b)).any():
+            raise ValueError(f"{name}: box_indices must be in [0, {b}), got {which.tolist()}")
     ch, cw = crop_size
-    index = np.zeros((len(which), ch, cw, 4), np.int64)
-    weight = np.zeros((len(which), ch, cw, 4))
-    outside = np.zeros((len(which), ch, cw), bool)
-    for r, (y1, x1, y2, x2) in enumerate(host_values(name, boxes).astype(np.float64)):
-        ys = _axis_positions(y1, y2, height, ch)
-        xs = _axis_positions(x1, x2, width, cw)
-        out_y = (ys < 0) | (ys > height - 1)
-        out_x = (xs < 0) | (xs > width - 1)
-        outside[r] = out_y[:, None] | out_x[None, :]
-        base = which[r] * height * width
-        if method == "nearest":
-            yi = np.clip(np.floor(ys + 0.5), 0, height - 1).astype(np.int64)  # roundf
-            xi = np.clip(np.floor(xs + 0.5), 0, width - 1).astype(np.int64)
-            index[r, :, :, 0] = base + yi[:, None] * width + xi[None, :]
-            weight[r, :, :, 0] = 1.0
-            continue
-        top, left = np.floor(ys), np.floor(xs)
-        ly, lx = (ys - top)[:, None], (xs - left)[None, :]
-        t, bt = np.clip(top, 0, height - 1), np.clip(np.ceil(ys), 0, height - 1)
-        lf, rt = np.clip(left, 0, width - 1), np.clip(np.ceil(xs), 0, width - 1)
-        for k, (yy, xx, w) in enumerate(((t, lf, (1 - ly) * (1 - lx)), (t, rt, (1 - ly) * lx),
-                                         (bt, lf, ly * (1 - lx)), (bt, rt, ly * lx))):
-            index[r, :, :, k] = base + (yy[:, None] * width + xx[None, :]).astype(np.int64)
-            weight[r, :, :, k] = w
-    weight[outside] = 0.0
+    edges = boxes.astype("float32")
+    ys = _axis_positions(edges[:, 0], edges[:, 2], height, ch)
+    xs = _axis_positions(edges[:, 1], edges[:, 3], width, cw)
+    base = ops.reshape(box_indices.astype("float32") * (height * width), (-1, 1, 1))
     rows = ops.reshape(image.astype("float32"), (-1, c))
-    out = _weighted_gather(rows, index.reshape(-1, 4), weight.reshape(-1, 4))
-    out = ops.reshape(out, (len(which), ch, cw, c))
-    if outside.any():
-        fill = Tensor(outside[..., None])
-        out = ops.where(fill, ops.full_like(out, float(extrapolation_value)), out)
-    return out
+    out = _bilinear_sample(rows, base, ys, xs, height, width, method == "nearest")
+    outside = ops.expand_dims((ys < 0) | (ys > height - 1), 2) | \
+        ops.expand_dims((xs < 0) | (xs > width - 1), 1)
+    return ops.where(ops.expand_dims(outside, 3), ops.full_like(out, float(extrapolation_value)),
+                     out)
 
 
 CropAndResize = primitive_class(
