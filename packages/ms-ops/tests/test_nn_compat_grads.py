@@ -234,6 +234,10 @@ def test_compiled_functions_equal_eager_or_raise():
     for box in ([[0, 0, 1, 1]], [[0.2, -0.1, 0.7, 0.9]]):
         np.testing.assert_allclose(crop(image, _t(box)).asnumpy(), ops.crop_and_resize(
             image, _t(box), Tensor([0]), (2, 3)).asnumpy(), rtol=1e-6)
+    pool = jit(lambda v: ops.AdaptiveMaxPool3D()(v, (1, 2, 2))[1])
+    for v in (rng.standard_normal((1, 1, 2, 3, 4)), rng.standard_normal((1, 1, 2, 3, 4))):
+        assert pool(_t(v)).asnumpy().tolist() == ops.AdaptiveMaxPool3D()(
+            _t(v), (1, 2, 2))[1].asnumpy().tolist()
     nms = jit(lambda b: ops.NMSWithMask()(b)[2])
     with pytest.raises(RuntimeError, match="NMSWithMask computes on the host"):
         nms(_t([[0, 0, 1, 1, 0.5]]))

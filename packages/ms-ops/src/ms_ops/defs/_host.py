@@ -1,8 +1,8 @@
 """Host reads of an operator's input values, refused while a graph is being captured.
 
-Non-maximum suppression, TensorFlow's CTCLoss and greedy decoder, RNNTLoss
-and AdaptiveMaxPool3D's indices work out indices, lattices or sampling taps from their
-inputs' values in numpy. A compiled graph could only keep those values as constants of
+Non-maximum suppression, TensorFlow's CTCLoss and greedy decoder and RNNTLoss work out
+indices or lattices from their inputs' values in numpy (FractionalMaxPool draws its
+windows there). A compiled graph could only keep those values as constants of
 the call that compiled it and return stale results on later calls, so while ms-graph
 captures (it installs ms-tensor's value-read hook for exactly that time) these
 operators raise instead: graph mode equals PyNative or raises.

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 import ms_ops as ops
-from ms_ops.defs._host import host_values
 from ms_ops.defs.nn_conv_more import _same_pads, _tuple
 from ms_ops.opdef import functional, primitive_class
 from ms_tensor.tensor import Tensor
@@ -213,17 +212,19 @@ def _adaptive_max_pool3d(x, output_size):
                          f"{output_size!r}")
     size = tuple(int(s) for s in size)
     out = ops.adaptive_max_pool3d(x, size)
-    a = host_values("AdaptiveMaxPool3D", x)
-    d, h, w = a.shape[2:]
-    index = np.zeros(a.shape[:2] + size, np.int32)
-    for i, (d0, d1) in enumerate(_bins(d, size[0])):
-        for j, (h0, h1) in enumerate(_bins(h, size[1])):
-            for k, (w0, w1) in enumerate(_bins(w, size[2])):
-                box = a[:, :, d0:d1, h0:h1, w0:w1]
-                flat = box.reshape(box.shape[:2] + (-1,)).argmax(-1)
-                bd, bh, bw = np.unravel_index(flat, box.shape[2:])
-                index[:, :, i, j, k] = ((bd + d0) * h + bh + h0) * w + bw + w0
-    return out, Tensor(index)
+    d, h, w = x.shape[2:]
+    cells = []  # each bin's argmax as a flat (d * H + h) * W + w index, with tensor ops
+    for d0, d1 in _bins(d, size[0]):
+        for h0, h1 in _bins(h, size[1]):
+            for w0, w1 in _bins(w, size[2]):
+                box = x[:, :, d0:d1, h0:h1, w0:w1]
+                arg = ops.argmax(ops.reshape(box, box.shape[:2] + (-1,)), -1).astype("int32")
+                plane = (h1 - h0) * (w1 - w0)
+                bd, rest = arg // plane, arg % plane
+                bh, bw = rest // (w1 - w0), rest % (w1 - w0)
+                cells.append(((bd + d0) * h + bh + h0) * w + bw + w0)
+    index = ops.reshape(ops.stack(cells, -1), x.shape[:2] + size)
+    return out, index.astype("int32")
 
 
 AdaptiveMaxPool3D = primitive_class("AdaptiveMaxPool3D", _adaptive_max_pool3d)
