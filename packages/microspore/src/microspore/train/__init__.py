@@ -13,6 +13,11 @@ __getattr__, __dir__ = forward(
                           "ms_nn.train.checkpoint_tools"),
     names={"SummaryRecord": "ms_insight", "SummaryCollector": "ms_insight",
            "SummaryLandscape": "ms_insight", "FlopsUtilizationCollector": "ms_insight",
-           "export": "ms_lite.export", "load": "ms_lite.export"},
+           "export": "ms_lite.export", "load": "ms_lite.export",
+           "OnRequestExit": "microspore.train.on_request_exit",
+           "build_searched_strategy": "ms_parallel.auto.strategy_file",
+           "restore_group_info_list": "ms_parallel.auto.group_info",
+           "load_distributed_checkpoint": "ms_parallel.auto.transform",
+           "get_ckpt_path_with_strategy": "ms_parallel.auto.transform"},
     submodules=("callback", "serialization", "model", "metrics", "loss_scale_manager",
                 "summary", "amp", "dataset_helper"))

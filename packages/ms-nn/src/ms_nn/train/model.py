@@ -86,9 +86,9 @@ class Model:
 
     def _build_train_network(self):
         if self._optimizer is None:
-            if self._loss_fn is not None:
-                raise ValueError("Model: a loss_fn needs an optimizer to train with; pass "
-                                 "optimizer=, or give a network that already trains")
+            if self._loss_fn is not None:  # MindSpore's: the loss, computed, no update
+                from ms_nn.wrap import WithLossCell
+                return WithLossCell(self._network, self._loss_fn)
             return self._network
         if self._amp_level != "O0" or self._loss_scale_manager is not None:
             from ms_nn import amp
@@ -296,7 +296,7 @@ class Model:
         self._eval_network.set_train(False)
         runner = None
         try:
-            with callbacks:
+            with callbacks, self._whole_parameters():
                 if dataset_sink_mode and data.size:
                     from ms_nn.train.sink import SinkRunner  # the device queue and GetNext
                     runner = SinkRunner(self._eval_network, data.stream(1), "Model.eval",
@@ -346,7 +346,18 @@ class Model:
     def predict(self, *predict_data, backend=None, config=None):
         """The network's output for ``predict_data`` in inference mode."""
         self._predict_network.set_train(False)
-        return self._predict_network(*[_as_tensor(x) for x in predict_data])
+        with self._whole_parameters():
+            return self._predict_network(*[_as_tensor(x) for x in predict_data])
+
+    def _whole_parameters(self):
+        """After SEMI_AUTO/AUTO_PARALLEL training the Parameters hold slices: the sharded
+        step (ms-parallel's) gathers them while eval/predict run, before any graph runs."""
+        step = getattr(self._train_network, "_parallel_step", None)
+        whole = getattr(step, "whole_parameters", None)
+        if whole is None:
+            from contextlib import nullcontext
+            return nullcontext()
+        return whole()
 
 
 def _as_tensor(x):
