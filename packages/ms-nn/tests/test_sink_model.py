@@ -91,6 +91,22 @@ def test_sink_size_minus_one_is_the_plain_loop_one_sink_per_epoch(mode):
     assert [r[3] for r in rec.rows] == [want[9], want[19], want[29]]
 
 
+def test_a_dataset_without_output_numpy_still_sinks(mode):
+    """The feeder asks the dataset for numpy batches (output_numpy=True); one whose
+    create_tuple_iterator takes only num_epochs gives its Tensors instead."""
+    class OnlyEpochs(ArrayDataset):
+        def create_tuple_iterator(self, num_epochs=-1):
+            return super().create_tuple_iterator(num_epochs)
+
+    rec = Steps()
+    net, loss, opt = make_parts()
+    Model(net, loss, opt).train(2, OnlyEpochs(), callbacks=[rec], dataset_sink_mode=True,
+                                sink_size=4)
+    want = per_step_losses(8, ArrayDataset())
+    assert [r[3] for r in rec.rows] == [want[3], want[7]]
+    assert not feeders()
+
+
 def test_graph_sink_equals_pynative_sink():
     out = {}
     for m in MODES:
