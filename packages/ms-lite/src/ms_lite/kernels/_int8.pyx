@@ -245,42 +245,84 @@ def dequantize_f32(const int8_t[::1] q, double scale, int zp, float[::1] out):
 # -- the execution plan's int8 convolution (ms_lite.runtime.ops_int8): a column matrix
 # -- in the float kernels' layout, each output channel an int32 row accumulated in place
 
+cdef void _cols_i8(const int8_t* xp, int8_t* cols, Py_ssize_t ld, Py_ssize_t C,
+                   Py_ssize_t H, Py_ssize_t W, int kh, int kw, int sh, int sw, int dh, int dw,
+                   int pt, int pl, Py_ssize_t oh, Py_ssize_t ow, int pad_value) noexcept nogil:
+    """The column matrix of one image ``xp`` (C, H, W) into ``cols`` (rows ``ld`` apart)."""
+    cdef Py_ssize_t c, i, j, oy, ox, y, off, lo, hi
+    cdef int8_t* r
+    cdef const int8_t* src
+    for c in range(C):
+        for i in range(kh):
+            for j in range(kw):
+                off = j * dw - pl  # input column of output column ox: ox*sw + off
+                lo = 0 if off >= 0 else (-off + sw - 1) // sw
+                hi = (W - 1 - off) // sw + 1 if W - 1 - off >= 0 else 0
+                hi = ow if hi > ow else hi
+                lo = hi if lo > hi else lo
+                r = cols + ((c * kh + i) * kw + j) * ld
+                for oy in range(oh):
+                    y = oy * sh - pt + i * dh
+                    if y < 0 or y >= H:
+                        memset(r + oy * ow, pad_value, ow)
+                        continue
+                    src = xp + (c * H + y) * W + off
+                    for ox in range(lo):
+                        r[oy * ow + ox] = pad_value
+                    for ox in range(lo, hi):
+                        r[oy * ow + ox] = src[ox * sw]
+                    for ox in range(hi, ow):
+                        r[oy * ow + ox] = pad_value
+
+
 def im2col(const int8_t[:, :, :, ::1] x, int8_t[:, ::1] cols, int kh, int kw, int sh,
            int sw, int dh, int dw, int pt, int pl, int oh, int ow, int pad_value):
     """``cols[(c*kh + i)*kw + j, (n*oh + oy)*ow + ox]`` = the input under tap (i, j) of
     output (oy, ox) of image n, ``pad_value`` (the input zero point) outside: ``im2row``
     transposed, so that ``qconv`` runs along contiguous output pixels."""
     cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
-    cdef Py_ssize_t P = oh * ow, n, c, i, j, oy, ox, y, off, lo, hi
-    cdef int8_t* r
-    cdef const int8_t* src
+    cdef Py_ssize_t P = oh * ow, n
     if cols.shape[0] != C * kh * kw or cols.shape[1] != N * P:
         raise ValueError(f"im2col: cols {cols.shape[0]}x{cols.shape[1]}, expected "
                          f"{C * kh * kw}x{N * P}")
-    cdef const int8_t* xp = &x[0, 0, 0, 0] if N * C * H * W else NULL
+    if N * C * H * W == 0 or N * P == 0:
+        return
     with nogil:
-        for c in range(C):
-            for i in range(kh):
-                for j in range(kw):
-                    off = j * dw - pl  # input column of output column ox: ox*sw + off
-                    lo = 0 if off >= 0 else (-off + sw - 1) // sw
-                    hi = (W - 1 - off) // sw + 1 if W - 1 - off >= 0 else 0
-                    hi = ow if hi > ow else hi
-                    lo = hi if lo > hi else lo
-                    for n in range(N):
-                        r = &cols[(c * kh + i) * kw + j, n * P]
-                        for oy in range(oh):
-                            y = oy * sh - pt + i * dh
-                            if y < 0 or y >= H:
-                                memset(r + oy * ow, pad_value, ow)
-                                continue
-                            src = xp + ((n * C + c) * H + y) * W + off
-                            for ox in range(lo):
-                                r[oy * ow + ox] = pad_value
-                            for ox in range(lo, hi):
-                                r[oy * ow + ox] = src[ox * sw]
-                            for ox in range(hi, ow):
-                                r[oy * ow + ox] = pad_value
+        for n in range(N):
+            _cols_i8(&x[n, 0, 0, 0], &cols[0, n * P], N * P, C, H, W, kh, kw, sh, sw, dh, dw,
+                     pt, pl, oh, ow, pad_value)
+
+
+def qconv_images(const int8_t[:, :, :, ::1] x, const int8_t[:, ::1] w, int8_t[:, ::1] cols,
+                 const int32_t[::1] zw, const int32_t[::1] mult, const int32_t[::1] shift,
+                 int out_zp, int act_min, int act_max, int8_t[:, :, ::1] out, int kh, int kw,
+                 int sh, int sw, int dh, int dw, int pt, int pl, int oh, int ow,
+                 int pad_value):
+    """A quantized convolution image by image: ``im2col`` of image ``n`` into ``cols``
+    (K, oh*ow) (it stays in L2), then ``qconv`` into ``out[n]`` (Co, oh*ow), NCHW: the
+    same sums and requantization, bit for bit."""
+    cdef Py_ssize_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3]
+    cdef Py_ssize_t Co = w.shape[0], K = w.shape[1], P = oh * ow, n, c
+    cdef int32_t* acc
+    if K != C * kh * kw or cols.shape[0] != K or cols.shape[1] != P or out.shape[0] != N \
+            or out.shape[1] != Co or out.shape[2] != P or zw.shape[0] != Co \
+            or mult.shape[0] != Co or shift.shape[0] != Co:
+        raise ValueError(f"qconv_images: x {tuple(x.shape)[:4]}, w {Co}x{K}, cols "
+                         f"{cols.shape[0]}x{cols.shape[1]} and out {tuple(out.shape)[:3]} do "
+                         f"not fit {kh}x{kw} windows giving {oh}x{ow}")
+    if N * Co * P == 0 or K == 0:
+        raise ValueError("qconv_images: an empty convolution")
+    acc = <int32_t*>malloc(P * sizeof(int32_t))
+    if acc == NULL:
+        raise MemoryError("qconv_images: no memory for one row of int32 sums")
+    with nogil:
+        for n in range(N):
+            _cols_i8(&x[n, 0, 0, 0], &cols[0, 0], P, C, H, W, kh, kw, sh, sw, dh, dw, pt, pl,
+                     oh, ow, pad_value)
+            for c in range(Co):
+                _qconv_row(&w[c, 0], &cols[0, 0], K, P, zw[c], mult[c], shift[c], out_zp,
+                           act_min, act_max, acc, &out[n, c, 0])
+    free(acc)
 
 
 cdef void _qconv_row(const int8_t* w, const int8_t* cols, Py_ssize_t K, Py_ssize_t M,

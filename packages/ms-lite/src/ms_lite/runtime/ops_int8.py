@@ -3,8 +3,9 @@ the float32 ones (``ops_f32``), their buffers planned, their constants prepared 
 
 - ``QuantConv2D`` (one group): a column matrix (``_int8.im2col``, padded with the input
   zero point) and, per output channel, an int32 row accumulated over contiguous pixels
-  and requantized straight into NCHW (``_int8.qconv``); the input zero point's share,
-  ``in_zp * sum(w[n])``, is folded into the bias once.
+  and requantized straight into NCHW (``_int8.qconv``; a batch image by image in one
+  call, ``_int8.qconv_images``); the input zero point's share, ``in_zp * sum(w[n])``, is
+  folded into the bias once.
 - ``QuantFullConnection``: the weight transposed once, each output row's int32 sums
   accumulated along contiguous columns (``_int8.qdense``), the same bias folding.
 - ``QuantMaxPool`` (unpadded): ``_int8.max_pool``. ``QuantReLU``: ``max(x, zp)`` in place.
@@ -77,17 +78,16 @@ def _conv(s, ex, threads):
         xa, out = arrays[s.node.inputs[0]], arrays[s.node.outputs[0]]
         n, co = out.shape[:2]
         p = g.oh * g.ow
-        cols = np.empty((wm.shape[1], n * p), np.int8)
-        calls = [partial(_int8.im2col, xa, cols, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
-                         g.pl, g.oh, g.ow, in_zp)]
         args = (zw, *tables, out_zp, lo, hi)
-        if n == 1:
-            return calls + [partial(_int8.qconv, wm, cols, *args, out.reshape(co, p),
-                                    threads)]
-        prod = np.empty((co, n * p), np.int8)
-        return calls + [partial(_int8.qconv, wm, cols, *args, prod, threads),
-                        partial(np.copyto, out.reshape(n, co, p),
-                                prod.reshape(co, n, p).transpose(1, 0, 2))]
+        if n > 1:  # image by image: one image's column matrix stays in L2
+            cols = np.empty((wm.shape[1], p), np.int8)
+            return [partial(_int8.qconv_images, xa, wm, cols, *args, out.reshape(n, co, p),
+                            g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt, g.pl, g.oh, g.ow,
+                            in_zp)]
+        cols = np.empty((wm.shape[1], p), np.int8)
+        return [partial(_int8.im2col, xa, cols, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw, g.pt,
+                        g.pl, g.oh, g.ow, in_zp),
+                partial(_int8.qconv, wm, cols, *args, out.reshape(co, p), threads)]
     return build
 
 
