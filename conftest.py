@@ -37,4 +37,5 @@ def _doctest_names(request):
 
 # Scripts that run when imported (the seeds, the build scripts): tests run them by path.
 collect_ignore_glob = ["integration_tests/seed_scripts/*.py", "packages/*/setup.py",
-                       "plugins/*/setup.py"]
+                       "plugins/*/setup.py", "integration_tests/doc_examples/*.py",
+                       "integration_tests/tutorials/*.py"]
