@@ -20,13 +20,12 @@ __all__ = ["if_"]
 
 def _inline(ctx: ImportContext, graph, where: str) -> list[str]:
     """Translate the nodes of a branch into ``ctx``; the ONNX names of its outputs."""
-    from numpy import asarray
     from onnx import numpy_helper
 
     from ms_lite.onnx.importer import translate_node
 
     for init in graph.initializer:
-        ctx.consts[init.name] = asarray(numpy_helper.to_array(init))
+        ctx.consts[init.name] = np.asarray(numpy_helper.to_array(init))
     used = {x for n in graph.node for x in n.input} | {o.name for o in graph.output}
     outer = ctx.node
     try:
