@@ -7,7 +7,7 @@ from ms_nn import Cell, SequentialCell
 from ms_nn.amp import custom_mixed_precision, get_black_list
 from ms_nn.layers import BatchNorm1d, Dense, ReLU
 from ms_ops import MatMul
-from ms_tensor import Tensor, bfloat16, float16, float32
+from ms_tensor import Tensor, bfloat16, float32
 
 pytestmark = pytest.mark.usefixtures("mode")
 
