@@ -218,3 +218,18 @@ def test_variable_set_in_one_branch_and_read_after_names_the_if():
     with pytest.raises(GraphSyntaxError, match="'m' is assigned on only one path") as e:
         f(_t(1.0))
     assert e.value.lineno == f.fn.__code__.co_firstlineno + 2  # the if
+
+
+def _unique_doubled(a):
+    return ops.unique(a)[0] * 2  # ops.unique computes on the host from a's values
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_framework_function_reading_a_value_raises_at_the_users_line(mode):
+    """ops.unique composed on the host would keep the first call's result (it returned
+    [3] for [3, 4, 4] after compiling on [3, 3, 3]); the error names it and the caller."""
+    f = ms_graph.jit(_unique_doubled, capture_mode=mode)
+    with pytest.raises(GraphSyntaxError, match=r"in \w+ \(ms_ops\.") as e:
+        f(Tensor(np.array([3, 3, 3], np.int32)))
+    assert e.value.filename == __file__
+    assert e.value.lineno == _unique_doubled.__code__.co_firstlineno + 1

@@ -7,7 +7,10 @@ every later call with other inputs (issue 11). While any capture runs, ms-tensor
 read hook is ``check``: a read, from user code, of a tensor whose value depends on the
 inputs, the Parameters or a random operator raises ``GraphSyntaxError`` naming the line
 and the rewrite. Reads of constants (a Tensor built from numpy inside the function, and
-values computed only from such) stay allowed, and so do the framework's own reads.
+values computed only from such) stay allowed. A framework function that reads a value (an
+operator composed on the host, an optimizer branching on a Parameter) would bake it in
+just the same, so its read raises too, at the user's line and naming the function; only
+ms-graph's own reads (a trace-time predicate it lowers to a Cond) are exempt.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ __all__ = ["check", "capturing"]
 
 _lock = threading.Lock()
 _active = [0]  # captures in progress, all threads
-_FRAMEWORK = frozenset({"ms_tensor", "ms_ops", "ms_autodiff", "ms_graph", "ms_nn",
-                        "ms_data", "microspore", "numpy"})
+_EXEMPT = frozenset({"ms_graph", "numpy"})
+_FRAMEWORK = frozenset({"ms_tensor", "ms_ops", "ms_ops_scipy", "ms_autodiff", "ms_nn",
+                        "ms_data", "ms_parallel", "ms_lite", "ms_insight", "microspore"})
 _ROUTER = "ms_graph.convert.runtime"
 
 
@@ -55,12 +59,17 @@ def check(tensor, what: str) -> None:
     while module == _ROUTER:  # converted code calls ``float(t)`` through ``runtime.call``
         caller = caller.f_back
         module = caller.f_globals.get("__name__", "")
-    if module.partition(".")[0] in _FRAMEWORK:
+    if module.partition(".")[0] in _EXEMPT or not tr.is_variable(tensor):
         return
-    if not tr.is_variable(tensor):
-        return
+    reader = ""
+    if module.partition(".")[0] in _FRAMEWORK:  # name the function, point at the user's line
+        reader = (f" in {caller.f_code.co_name} ({module}, "
+                  f"{caller.f_code.co_filename}:{caller.f_lineno})")
+        while caller.f_back is not None and (
+                caller.f_globals.get("__name__", "").partition(".")[0] in _FRAMEWORK | _EXEMPT):
+            caller = caller.f_back
     raise GraphSyntaxError(
-        f"{what} reads the value of a Tensor inside a compiled function; the graph would "
+        f"{what}{reader} reads the value of a Tensor inside a compiled function; the graph would "
         "keep the value of the call that compiled it and return stale results on later "
         "calls. Keep the computation on Tensors (x * x.sum() instead of "
         "x * float(x.sum()); a Tensor if/while or ops.select for choices; ops.shape for "

@@ -48,6 +48,9 @@ class SGD(Optimizer):
             raise TypeError("SGD: weight_decay must be a float or an int; a dynamic weight "
                             "decay is not supported by SGD")
         self.nesterov = nesterov
+        # Decided once, as a Python value: a branch on the Parameter's value would be
+        # baked into a compiled step (a momentum of 0 set later still computes right).
+        self._use_momentum = momentum > 0.0
         self.momentum = Parameter(Tensor(momentum, float32), name="momentum")
         self.accum = clone_state(self._parameters, "accum")
         self.stat = clone_state(self._parameters, "stat", 1.0)
@@ -57,7 +60,7 @@ class SGD(Optimizer):
     def construct(self, gradients):
         gradients, lrs = self._prepare(gradients)
         momentum = self.momentum
-        use_momentum = float(momentum) > 0.0
+        use_momentum = self._use_momentum
         keep = 1.0 - self.dampening
         for param, accum, stat, grad, lr in zip(self._parameters, self.accum, self.stat,
                                                 gradients, lrs):
