@@ -58,6 +58,7 @@ class MPIGroup(Group):
         self._op = _ops()
         self._in_place = mpi().IN_PLACE
         self._results = Recycler()
+        self._to_self: list = []  # (request, buffer) of sends to this rank not yet received
 
     def allreduce(self, x, op, out=None):
         """``out``: an array of x's shape and dtype to reduce into (a compiled graph's
@@ -191,7 +192,11 @@ class MPIGroup(Group):
         return _Request(req, out, x)
 
     def send(self, x, dest, tag):
-        self.comm.Send(_send_buf(x), dest=dest, tag=tag)
+        buf = _send_buf(x)
+        if dest == self.rank:  # MPI may not buffer a blocking send to oneself: it would wait
+            self._to_self.append((self.comm.Isend(buf, dest=dest, tag=tag), buf))
+            return
+        self.comm.Send(buf, dest=dest, tag=tag)
 
     def recv(self, shape, dtype, src, tag):
         dtype = np.dtype(dtype)
@@ -199,6 +204,7 @@ class MPIGroup(Group):
             else dtype
         out = np.empty(shape, wire)
         self.comm.Recv(out, source=src, tag=tag)
+        self._to_self = [(r, b) for r, b in self._to_self if not r.Test()]
         return _back(out, dtype)
 
     def barrier(self):
