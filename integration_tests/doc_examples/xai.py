@@ -1,15 +1,16 @@
 # ruff: noqa: F401 -- a setup imports the names its examples use
-"""The main job's LeNet5 trained on a task whose evidence is known (a seven-segment digit
-pasted into noise, ``ms_insight.explainer.testing``) and one test batch of
-``(images, labels, masks)`` as ``dataset``, with ``class_names``."""
+"""A small CNN (two 3x3 convolutions, ``conv1`` and ``conv2``, then a global max pool)
+trained on a task whose evidence is known (a seven-segment digit pasted into noise,
+``ms_insight.explainer.testing``), and one test batch of ``(images, labels, masks)`` as
+``dataset``, with ``class_names``."""
 
 import microspore as ms
 from microspore import nn
-from ms_insight.explainer.testing import LeNet5, digits_in_noise, train
+from ms_insight.explainer.testing import SmallCNN, digits_in_noise, train
 
 images, labels, _ = digits_in_noise(512, seed=0)
-net = LeNet5(num_class=4)
-train(net, images, labels, epochs=4)
+net = SmallCNN(num_class=4)
+accuracy = train(net, images, labels, epochs=4)
 test_images, test_labels, test_masks = digits_in_noise(2, seed=1)
 dataset = [(test_images, test_labels, test_masks)]
 class_names = ["0", "1", "4", "7"]
