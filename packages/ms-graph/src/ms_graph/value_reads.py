@@ -62,12 +62,14 @@ def check(tensor, what: str) -> None:
     if module.partition(".")[0] in _EXEMPT or not tr.is_variable(tensor):
         return
     reader = ""
-    if module.partition(".")[0] in _FRAMEWORK:  # name the function, point at the user's line
-        reader = (f" in {caller.f_code.co_name} ({module}, "
-                  f"{caller.f_code.co_filename}:{caller.f_lineno})")
-        while caller.f_back is not None and (
-                caller.f_globals.get("__name__", "").partition(".")[0] in _FRAMEWORK | _EXEMPT):
+    if module.partition(".")[0] in _FRAMEWORK:  # name the function called, at the user's line
+        inner = called = caller
+        while caller.f_back is not None and _top(caller) in _FRAMEWORK | _EXEMPT:
             caller = caller.f_back
+            if _top(caller) in _FRAMEWORK:
+                called = caller
+        reader = (f" in {called.f_code.co_name} ({called.f_globals['__name__']}; the read is "
+                  f"at {inner.f_code.co_filename}:{inner.f_lineno})")
     raise GraphSyntaxError(
         f"{what}{reader} reads the value of a Tensor inside a compiled function; the graph would "
         "keep the value of the call that compiled it and return stale results on later "
@@ -75,3 +77,7 @@ def check(tensor, what: str) -> None:
         "x * float(x.sum()); a Tensor if/while or ops.select for choices; ops.shape for "
         "sizes), pass the number as a Python argument, or read it outside the compiled "
         "function", caller.f_code.co_filename, caller.f_lineno)
+
+
+def _top(frame) -> str:
+    return frame.f_globals.get("__name__", "").partition(".")[0]
