@@ -170,8 +170,9 @@ def _send_bprop(x, out, dout, sr_tag, dest_rank, group=WORLD, group_back=WORLD):
     return (Receive(sr_tag, dest_rank, list(x.shape), x.dtype, group_back, group_back),)
 
 
-#: the registry suites call Send's samples with no Receive after them: their messages go
-#: under a tag of their own, so they never reach a Receive of another test
+#: the registry suites call Send's samples with no Receive after them (and Receive's
+#: samples send first): their messages go under a tag of their own, so they never reach a
+#: Receive of another test
 _SAMPLE_TAG = 32000
 
 
@@ -213,6 +214,7 @@ def _recv_bprop(out, dout, sr_tag, src_rank, shape, dtype, group=WORLD, group_ba
 
 @Receive.samples
 def _recv_samples(rng):
-    # Something to receive: in a one-process world rank 0 sends to itself.
-    Send(rng.standard_normal((2,)), 0, 0)
-    yield (), {"sr_tag": 0, "src_rank": 0, "shape": [2], "dtype": mstype.float64}
+    # Something to receive: in a one-process world rank 0 sends to itself (under the
+    # samples' own tag, so a suite that stops before receiving leaves nothing for others).
+    Send(rng.standard_normal((2,)), _SAMPLE_TAG, 0)
+    yield (), {"sr_tag": _SAMPLE_TAG, "src_rank": 0, "shape": [2], "dtype": mstype.float64}
