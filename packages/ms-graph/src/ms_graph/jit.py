@@ -59,9 +59,13 @@ def _converted(fn):
 
     ``jit(grad(f))``: a differentiating wrapper has no source worth converting; ``f`` is
     converted and the same wrapper rebuilt around it (``ms_autodiff.api.differentiating``).
+    ``jit(grad(cell))`` keeps the wrapper: a Cell converts its ``construct`` when it is
+    called inside an AST capture.
     """
     inner = getattr(fn, "__ms_function__", None)
     if inner is not None and type(fn) is types.FunctionType:
+        if not isinstance(inner, (types.FunctionType, types.MethodType)):
+            return fn
         return fn.__ms_rebuild__(_converted(inner))
     try:
         from ms_graph.convert import convert
