@@ -192,8 +192,8 @@ class ChannelShuffle(Cell):
 
 
 class LRN(Cell):
-    """Local response normalization across channels: x / (bias + alpha * sum of x^2
-    over the ``2 * depth_radius + 1`` neighbouring channels)^beta.
+    """Local response normalization across channels (``ops.lrn``): x / (bias + alpha *
+    sum of x^2 over the ``2 * depth_radius + 1`` neighbouring channels)^beta.
 
     >>> LRN(1, 1.0, 1.0, 0.5)(ops.ones((1, 3, 1, 1))).reshape(-1).asnumpy().round(4)
     array([0.5774, 0.5   , 0.5774], dtype=float32)
@@ -209,14 +209,7 @@ class LRN(Cell):
         self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
 
     def construct(self, input_x):
-        if input_x.ndim != 4:
-            raise ValueError(f"LRN: input shape {tuple(input_x.shape)} must be 4-d (N, C, H, W)")
-        r, c = self.depth_radius, input_x.shape[1]
-        sq = ops.pad(input_x * input_x, (0, 0, 0, 0, r, r))
-        total = sq[:, 0:c]
-        for k in range(1, 2 * r + 1):
-            total = total + sq[:, k:k + c]
-        return input_x / ops.pow(self.bias + self.alpha * total, self.beta)
+        return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta)
 
 
 class RReLU(Cell):
