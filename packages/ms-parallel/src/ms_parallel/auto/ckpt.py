@@ -1,22 +1,30 @@
-"""Strategy checkpoints: the chosen strategy per operator as diffable JSON.
+"""Strategy checkpoints: the chosen strategy per operator, as diffable JSON or protobuf.
 
 MindSpore's ``strategy_ckpt_config(save_file=..., load_file=...)`` saves the strategies a
-search found and loads them to pin a later run to them. The file here is JSON with sorted
-keys and one operator per block, so two plans diff line by line::
+search found and loads them to pin a later run to them. As MindSpore's, a file whose name
+ends in ``.json`` is JSON and any other (``strategy.ckpt``) MindSpore's protobuf
+``ParallelStrategyMap`` (``strategy_proto``). The JSON has sorted keys and one operator per
+block, so two plans diff line by line::
 
     {"device_num": 8, "format": "microspore-strategy/1", "operators": {
       "MatMul-0": {"dev_matrix": [1, 8], "in_strategy": [[1, 1], [1, 8]], "op": "MatMul"}}}
 
-The file is written atomically (a temporary file, then a rename).
+The protobuf keeps what MindSpore's message has: the operators' strategies and pipeline
+stage and the Parameters' layouts (not the device count, search mode or whole shapes).
+Files are written atomically (a temporary file, then a rename).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 
-__all__ = ["save_strategy", "load_strategy", "FORMAT"]
+from ms_parallel.auto.strategy_proto import from_strategy_bytes, is_json, to_strategy_bytes
+
+__all__ = ["save_strategy", "load_strategy", "read_strategy_file", "write_strategy_file",
+           "FORMAT"]
 
 FORMAT = "microspore-strategy/1"
 
@@ -29,13 +37,22 @@ def save_strategy(path, device_num: int, operators: dict, search_mode: str = "",
             "operators": operators}
     if parameters is not None:
         data["parallel_layout_item"] = parameters
-    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    write_strategy_file(path, data)
+
+
+def write_strategy_file(path, data: dict) -> None:
+    """``data`` (a JSON strategy file's dictionary) to ``path``: JSON or protobuf by its
+    name, atomically."""
+    if is_json(path):
+        blob = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
+    else:
+        blob = to_strategy_bytes(data)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strategy-", suffix=".json")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strategy-")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -43,18 +60,45 @@ def save_strategy(path, device_num: int, operators: dict, search_mode: str = "",
         raise
 
 
+def read_strategy_file(path) -> dict:
+    """A strategy file's dictionary (JSON or protobuf by its name, as MindSpore decides);
+    a ValueError naming the file if it is neither readable nor what its name says."""
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except FileNotFoundError:
+        raise ValueError(f"no strategy file {path}") from None
+    if not blob:
+        raise ValueError(f"strategy file {path} is empty")
+    if not is_json(path):
+        return from_strategy_bytes(blob, path)
+    try:
+        data = json.loads(blob.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"strategy file {path}: not JSON ({e}; a name ending in .json means "
+                         "JSON, any other protobuf)") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"strategy file {path}: a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _device_num(data: dict):
+    """The saved device count: JSON's ``device_num``, or a protobuf file's layouts'."""
+    if "device_num" in data:
+        return data["device_num"]
+    counts = {math.prod(item["dev_matrix"]) for item in data["parallel_layout_item"].values()}
+    return counts.pop() if len(counts) == 1 else None
+
+
 def load_strategy(path, device_num: int | None = None) -> dict:
     """``name -> in_strategy`` from a strategy file, checked for format and device count."""
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"strategy file {path}: not JSON ({e})") from None
-    found = data.get("format") if isinstance(data, dict) else type(data).__name__
-    if found != FORMAT:
-        raise ValueError(f"strategy file {path}: expected format {FORMAT!r}, got {found!r}")
-    if device_num is not None and data.get("device_num") != device_num:
-        raise ValueError(f"strategy file {path} was saved for {data.get('device_num')} devices; "
+    data = read_strategy_file(path)
+    if is_json(path) and data.get("format") != FORMAT:
+        raise ValueError(f"strategy file {path}: expected format {FORMAT!r}, got "
+                         f"{data.get('format')!r}")
+    saved = _device_num(data)
+    if device_num is not None and saved is not None and saved != device_num:
+        raise ValueError(f"strategy file {path} was saved for {saved} devices; "
                          f"this run has {device_num}")
     out = {}
     for name, entry in data.get("operators", {}).items():

@@ -1,21 +1,21 @@
 """Group information files: ``set_auto_parallel_context(group_ckpt_save_file=...)`` and
 ``restore_group_info_list``.
 
-A sharded run given ``group_ckpt_save_file`` has each rank write (JSON here; MindSpore's is
-protobuf) the communication groups its sharded step made and ``ckpt_restore_rank_list``: the
-ranks whose checkpoint holds the same contents as this rank's (the same slice of every
-Parameter and no optimizer part of it), so a lost checkpoint can be restored from one of
-theirs. ``restore_group_info_list(file)`` returns that list, as MindSpore's does.
+A sharded run given ``group_ckpt_save_file`` has each rank write the communication groups
+its sharded step made and ``ckpt_restore_rank_list``: the ranks whose checkpoint holds the
+same contents as this rank's (the same slice of every Parameter and no optimizer part of
+it), so a lost checkpoint can be restored from one of theirs. ``restore_group_info_list(file)``
+returns that list. As MindSpore's, the file is a protobuf ``ParallelGroupMap`` whatever its
+name (``strategy_proto``), so either framework reads the other's.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
-__all__ = ["save_group_info", "restore_group_info_list", "FORMAT"]
+from ms_parallel.auto.strategy_proto import from_group_bytes, to_group_bytes
 
-FORMAT = "microspore-group-info/1"
+__all__ = ["save_group_info", "restore_group_info_list"]
 
 
 def save_group_info(sharded, path) -> None:
@@ -23,15 +23,14 @@ def save_group_info(sharded, path) -> None:
     same = set(range(sharded.n))
     for name in sharded.param_layout:
         same &= {sharded.rank} if name in sharded.parts else set(sharded.replica_ranks(name))
-    data = {"format": FORMAT, "rank": sharded.rank,
-            "parallel_group_item": {name: [sharded.world[r] for r in ranks]
-                                    for ranks, name in sorted(sharded._groups.items())},
-            "ckpt_restore_rank_list": [sharded.world[r] for r in sorted(same)]}
+    blob = to_group_bytes({name: [sharded.world[r] for r in ranks]
+                           for ranks, name in sorted(sharded._groups.items())},
+                          [sharded.world[r] for r in sorted(same)])
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
+    with open(tmp, "wb") as f:
+        f.write(blob)
     os.replace(tmp, path)
 
 
@@ -46,13 +45,13 @@ def restore_group_info_list(group_info_file_name) -> list:
     if os.path.getsize(group_info_file_name) == 0:
         raise ValueError("For 'restore_group_info_list', the group information file should "
                          "not be empty.")
+    with open(group_info_file_name, "rb") as f:
+        blob = f.read()
     try:
-        with open(group_info_file_name) as f:
-            data = json.load(f)
-        ranks = data["ckpt_restore_rank_list"] if data.get("format") == FORMAT else None
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError):
-        ranks = None
+        _, ranks = from_group_bytes(blob, group_info_file_name)
+    except ValueError as e:
+        raise ValueError(f"For 'restore_group_info_list', {e}") from None
     if not ranks:
-        raise ValueError(f"For 'restore_group_info_list', {group_info_file_name} is not a "
-                         f"group information file with a restore rank list ({FORMAT})")
-    return [int(r) for r in ranks]
+        raise ValueError(f"For 'restore_group_info_list', the group information file "
+                         f"{group_info_file_name} has no restore rank list.")
+    return ranks

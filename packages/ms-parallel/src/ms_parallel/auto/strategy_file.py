@@ -19,7 +19,9 @@ import json
 import math
 import os
 
+from ms_parallel.auto.ckpt import read_strategy_file
 from ms_parallel.auto.layout import TensorLayout
+from ms_parallel.auto.strategy_proto import message, parse
 
 __all__ = ["ParallelLayouts", "build_searched_strategy", "layout_items", "read_layouts",
            "merge_pipeline_strategys"]
@@ -94,21 +96,16 @@ def layout_items(param_layouts: dict, parts: dict | None = None, stage=None) -> 
 
 def build_searched_strategy(strategy_filename) -> dict:
     """Parameter name -> ``ParallelLayouts`` from a strategy file (MindSpore's
-    ``build_searched_strategy``; JSON files: this project's and MindSpore's ``.json``)."""
+    ``build_searched_strategy``): JSON if its name ends in ``.json`` (this project's and
+    MindSpore's), else MindSpore's protobuf, as MindSpore reads them."""
     if not isinstance(strategy_filename, str):
         raise TypeError(f"build_searched_strategy: strategy_filename must be a str, got "
                         f"{type(strategy_filename).__name__}")
     try:
-        with open(strategy_filename, encoding="utf-8") as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        raise ValueError(f"build_searched_strategy: no strategy file {strategy_filename}") \
-            from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"build_searched_strategy: {strategy_filename} is not a JSON strategy "
-                         f"file ({e}); MindSpore's protobuf strategy files are not read") \
-            from None
-    items = data.get("parallel_layout_item") if isinstance(data, dict) else None
+        data = read_strategy_file(strategy_filename)
+    except ValueError as e:
+        raise ValueError(f"build_searched_strategy: {e}") from None
+    items = data.get("parallel_layout_item")
     if not isinstance(items, dict):
         raise ValueError(f"build_searched_strategy: {strategy_filename} has no "
                          "parallel_layout_item (save it from a sharded run)")
@@ -142,19 +139,68 @@ def read_layouts(strategy) -> tuple[int, dict]:
 
 
 def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
-    """One strategy file from the pipeline stages' files (every ``*.json`` in
-    ``src_strategy_dirs``, e.g. one per rank), for ``transform_checkpoints`` of a pipelined
-    run: each Parameter keeps its stage and the world ranks its layout lies on."""
+    """One strategy file from the pipeline stages' files in ``src_strategy_dirs`` (e.g. one
+    per rank), for ``transform_checkpoints`` of a pipelined run. As MindSpore's: every
+    ``*.ckpt`` there (protobuf; the merged file is protobuf, its Parameters named
+    ``"{stage}-{name}"``) or every ``*.json`` (JSON: each Parameter keeps its stage and the
+    world ranks its layout lies on), not both."""
     if not isinstance(src_strategy_dirs, str) or not os.path.isdir(src_strategy_dirs):
         raise NotADirectoryError(f"merge_pipeline_strategys: {src_strategy_dirs!r} is not a "
                                  "directory")
+    files = sorted(os.listdir(src_strategy_dirs))
+    protos = [os.path.join(src_strategy_dirs, f) for f in files if f.endswith(".ckpt")]
+    jsons = [os.path.join(src_strategy_dirs, f) for f in files if f.endswith(".json")]
+    if protos and jsons:
+        raise ValueError(f"merge_pipeline_strategys: {src_strategy_dirs} holds both .ckpt "
+                         "(protobuf) and .json strategy files; they should be all one or the "
+                         "other")
+    if not protos and not jsons:
+        raise ValueError(f"merge_pipeline_strategys: no strategy files in {src_strategy_dirs}")
+    folder = os.path.dirname(os.path.abspath(dst_strategy_file))
+    os.makedirs(folder, exist_ok=True)
+    if protos:
+        _merge_protobuf(protos, dst_strategy_file)
+    else:
+        _merge_json(jsons, dst_strategy_file)
+
+
+def _check_stages(stages) -> None:
+    stages = sorted(set(stages))
+    if stages != list(range(len(stages))):
+        raise ValueError(f"merge_pipeline_strategys: the files hold stages {stages}, not "
+                         "every stage from 0")
+
+
+def _merge_protobuf(paths, dst) -> None:
+    """MindSpore's merge: each stage's operators and its Parameters renamed
+    ``"{stage}-{name}"`` (a stage seen before is skipped)."""
+    out = message("ParallelStrategyMap")
+    out.current_stage = 1
+    stages = []
+    for path in paths:
+        with open(path, "rb") as f:
+            src = parse(f.read(), "ParallelStrategyMap", path, "strategy file")
+        if not src.parallel_strategy_item or not src.parallel_layout_item:
+            raise ValueError(f"merge_pipeline_strategys: the strategy file {path} is empty "
+                             "(no operators or no Parameter layouts)")
+        stage = src.parallel_strategy_item[0].parallel_strategys.stage
+        if stage in stages:
+            continue
+        for item in src.parallel_layout_item:
+            item.param_name = f"{stage}-{item.param_name}"
+        out.parallel_strategy_item.extend(src.parallel_strategy_item)
+        out.parallel_layout_item.extend(src.parallel_layout_item)
+        stages.append(stage)
+    _check_stages(stages)
+    with open(dst, "wb") as f:
+        f.write(out.SerializeToString())
+
+
+def _merge_json(paths, dst) -> None:
     merged: dict = {}
-    names = sorted(f for f in os.listdir(src_strategy_dirs) if f.endswith(".json"))
-    for f in names:
-        path = os.path.join(src_strategy_dirs, f)
+    for path in paths:
         build_searched_strategy(path)  # checked
-        with open(path, encoding="utf-8") as fh:
-            items = json.load(fh)["parallel_layout_item"]
+        items = read_strategy_file(path)["parallel_layout_item"]
         for name, item in items.items():
             if "stage_ranks" not in item:
                 raise ValueError(f"merge_pipeline_strategys: {path} is not a pipeline stage's "
@@ -164,13 +210,9 @@ def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
                                  f"layouts in the stages' files ({path})")
             merged[name] = item
     if not merged:
-        raise ValueError(f"merge_pipeline_strategys: no strategy files in {src_strategy_dirs}")
+        raise ValueError(f"merge_pipeline_strategys: no Parameter layouts in {paths}")
     stages = sorted({item["pipeline_stage"] for item in merged.values()})
-    if stages != list(range(len(stages))):
-        raise ValueError(f"merge_pipeline_strategys: the files hold stages {stages}, not "
-                         "every stage from 0")
-    folder = os.path.dirname(os.path.abspath(dst_strategy_file))
-    os.makedirs(folder, exist_ok=True)
-    with open(dst_strategy_file, "w", encoding="utf-8") as fh:
+    _check_stages(stages)
+    with open(dst, "w", encoding="utf-8") as fh:
         json.dump({"pipeline_stages": len(stages), "parallel_layout_item": merged}, fh,
                   indent=1, sort_keys=True)
