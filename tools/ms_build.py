@@ -35,8 +35,10 @@ def directives(debug: bool) -> dict:
             "cdivision": True, "initializedcheck": debug}
 
 
-def extensions(package: str, debug: bool, only: list[str] | None = None) -> list[Extension]:
-    """One extension per ``src/<package>/kernels/_*.pyx`` (relative to the project)."""
+def extensions(package: str, debug: bool, only: list[str] | None = None,
+               optional: bool = False) -> list[Extension]:
+    """One extension per ``src/<package>/kernels/_*.pyx`` (relative to the project);
+    ``optional``: one that fails to compile is left out (the package falls back)."""
     import numpy as np
 
     compile_args = COMPILE_ARGS + ([] if debug else RELEASE_COMPILE_ARGS)
@@ -49,6 +51,7 @@ def extensions(package: str, debug: bool, only: list[str] | None = None) -> list
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             extra_compile_args=compile_args,
             extra_link_args=link_args,
+            optional=optional,
         )
         for pyx in sorted(Path("src", package, "kernels").glob("_*.pyx"))
         if not only or pyx.stem in only
@@ -63,14 +66,20 @@ class SdistWithHelper(sdist):
         shutil.copyfile(HELPER, Path(base_dir) / HELPER.name)
 
 
-def cython_setup(package: str) -> None:
-    """``setup()`` for ``package`` (an import name) with its Cython kernels."""
-    from Cython.Build import cythonize
+def cython_setup(package: str, optional: bool = False) -> None:
+    """``setup()`` for ``package`` (an import name) with its Cython kernels; ``optional``:
+    kernels with a Python fallback, so a build without Cython or a compiler still installs."""
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        if not optional:
+            raise
+        cythonize = None
 
     prefix = package.upper()
     debug = os.environ.get(f"{prefix}_BOUNDSCHECK") == "1"
     only = [m for m in os.environ.get(f"{prefix}_ONLY", "").split(",") if m]
-    modules = extensions(package, debug, only)
+    modules = extensions(package, debug, only, optional) if cythonize else []
     setup(
         ext_modules=cythonize(modules, compiler_directives=directives(debug)) if modules else [],
         cmdclass={"sdist": SdistWithHelper},

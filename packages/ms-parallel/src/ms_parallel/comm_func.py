@@ -28,11 +28,12 @@ import numpy as np
 from ms_ops import TensorSpec
 from ms_ops import functional as F
 from ms_ops.dispatch import get_recorder
-from ms_parallel.groups import WORLD
+from ms_parallel.groups import WORLD, CommError, runners
 from ms_parallel.groups import group as find_group
 from ms_parallel.p2p_ops import AlltoAllV, Receive, Send
 from ms_parallel.reduce_ops import AllGather, AllReduce, Broadcast, ReduceScatter
 from ms_tensor import Tensor
+from ms_tensor import dtype as mstype
 from ms_tensor.tensor import array_of, wrap
 
 __all__ = [
@@ -155,7 +156,17 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     after ``set_comm_ops_inplace(False)``, ``(result, handle)``.
 
     In place and unrecorded, MPI reduces the tensor's own buffer (MPI_IN_PLACE): no new
-    array, no copy."""
+    array, no copy. A blocking call with a group and op seen before takes a plan checked
+    once (the C path where it is built, ms_parallel.direct)."""
+    if async_op is False and get_recorder() is None and _inplace["all_reduce"]:
+        try:
+            plan = runners["all_reduce", op, group]
+        except KeyError:
+            plan = _inplace_plan(op, group)
+        except TypeError:  # unhashable: the checks below say what is wrong
+            plan = None
+        if plan is not None and plan(tensor):
+            return None
     _tensor("all_reduce", "tensor", tensor)
     _check_async(async_op)
     g = _group(group)
@@ -169,6 +180,34 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
         return _run(g, "allreduce", arr, arr, async_op, finish,
                     op="sum" if op == "avg" else op)
     return _finish("all_reduce", tensor, _reduced(tensor, op, g), async_op)
+
+
+def _inplace_plan(op, group):
+    """``plan(t) -> bool``: the blocking in-place all_reduce of ``t`` over ``group`` with
+    ``op`` (checked here, once), or False where ``t`` must take the general path; None
+    where there is no such plan (``op`` "avg", a bad op or group: the general path)."""
+    g = _group(group)
+    if type(op) is not str or type(g) is not str or op == "avg":
+        return None
+    try:
+        AllReduce.abstract_eval(TensorSpec((1,), mstype.float32), op=op, group=g)
+    except (TypeError, ValueError, CommError):
+        return None
+    plan = find_group(g).direct_plan("AllReduce", op=op)
+    if plan is not None:
+        plan = plan.inplace
+    else:
+        allreduce = find_group(g).allreduce
+
+        def plan(t):
+            arr = _direct(t) if type(t) is Tensor else None
+            if arr is None:
+                return False
+            allreduce(arr, op, arr)
+            return True
+
+    runners["all_reduce", op, group] = plan
+    return plan
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):

@@ -60,6 +60,10 @@ class Group:
         it is (no 16-bit floats), with ``op`` fixed (MPIGroup's has no per-call checks)."""
         return lambda x: self.allreduce(x, op)
 
+    def direct_plan(self, kind, op="sum", root=0):
+        """A compiled plan of collective ``kind`` over this group (MPIGroup's), or None."""
+        return None
+
 
 class SelfGroup(Group):
     """The world of a process that is its own job: rank 0 of 1."""

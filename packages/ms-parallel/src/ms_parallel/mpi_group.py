@@ -87,6 +87,23 @@ class MPIGroup(Group):
 
         return run
 
+    def direct_plan(self, kind, op="sum", root=0):
+        """The C path's ``kind`` plan (``"AllReduce"``, ``"AllGather"``,
+        ``"ReduceScatter"``, ``"Broadcast"``) over this group: ``plan(t)`` takes a Tensor
+        and gives a new one or NotImplemented; None where that path is not available
+        (ms_parallel.direct)."""
+        from ms_parallel.direct import kernel
+        from ms_tensor import Tensor
+        from ms_tensor.tensor import wrap
+
+        k = kernel()
+        if k is None:
+            return None
+        results = self._results
+        return getattr(k, kind)(self.comm.handle, self.size, self.rank, Tensor, wrap,
+                                op=self._op[op].handle, root=root, recycle=results.like,
+                                recycle_bytes=results.min_bytes)
+
     def iallreduce(self, x, op):
         """Start an allreduce; ``.wait()`` on the result returns the reduced array."""
         return _Pending(self.comm, _send_buf(x), self._op[op], x.dtype)

@@ -66,14 +66,17 @@ def _build(op, group):
     recording, checked once: inference accepts op and group, and then a call checks only
     the types, and hands t's array to the group's MPI call, wrapping its new result."""
     AllReduce.abstract_eval(TensorSpec((1,), mstype.float32), op=op, group=group)
-    run = find_group(group).allreduce_runner(op)
+    g = find_group(group)
+    call = g.direct_plan("AllReduce", op=op)  # the C path (ms_parallel.direct)
+    if call is None:
+        run = g.allreduce_runner(op)
 
-    def call(x):
-        if type(x) is Tensor:
-            arr = array_of(x)
-            if type(arr) is np.ndarray and arr.dtype in _FAST and arr.flags.c_contiguous:
-                return wrap(run(arr))
-        return NotImplemented
+        def call(x):
+            if type(x) is Tensor:
+                arr = array_of(x)
+                if type(arr) is np.ndarray and arr.dtype in _FAST and arr.flags.c_contiguous:
+                    return wrap(run(arr))
+            return NotImplemented
 
     runners[op, group] = call
     return call
@@ -94,7 +97,11 @@ def _allreduce_primitive(inputs, attrs):
     """``ops.AllReduce(op, group)(t)``: the same path, attributes from the instance."""
     if len(inputs) != 1:
         return NotImplemented
-    return _allreduce_eager(inputs[0], attrs["op"], attrs["group"])
+    try:
+        call = runners[attrs["op"], attrs["group"]]
+    except (KeyError, TypeError):
+        return _allreduce_eager(inputs[0], attrs["op"], attrs["group"])
+    return call(inputs[0])
 
 
 AllReduce.eager = _allreduce_eager
@@ -142,6 +149,38 @@ def _allgather_cpu(x, group=WORLD, state=None):
     return check_group(group).allgather(x)
 
 
+def _direct(opdef, op="sum", root_rank=0, group=WORLD):
+    """The C plan (ms_parallel.direct) of ``opdef`` with these attributes, checked once
+    by its inference and kept in ``runners``; None where there is none (no C path, or
+    attributes the inference rejects: the generic path then raises its error)."""
+    if type(op) is not str or type(root_rank) is not int or type(group) is not str:
+        return None
+    g = find_group(group)
+    attrs = {"group": group}
+    if opdef is Broadcast:
+        attrs["root_rank"] = root_rank
+    elif opdef is ReduceScatter:
+        attrs["op"] = op
+    try:
+        opdef.abstract_eval(TensorSpec((g.size,), mstype.float32), **attrs)
+    except (TypeError, ValueError):
+        return None
+    plan = g.direct_plan(opdef.name, op=op, root=root_rank)
+    runners[opdef.name, op, root_rank, group] = plan
+    return plan
+
+
+def _direct_eager(opdef, x, op="sum", root_rank=0, group=WORLD):
+    """``opdef(x, ...)`` with nothing recording: its C plan, or NotImplemented."""
+    try:
+        call = runners[opdef.name, op, root_rank, group]
+    except KeyError:
+        call = _direct(opdef, op, root_rank, group)
+    except TypeError:
+        call = None
+    return NotImplemented if call is None else call(x)
+
+
 @AllGather.bprop
 def _allgather_bprop(x, out, dout, group=WORLD):
     return (ReduceScatter(dout, "sum", group),)
@@ -171,6 +210,12 @@ ReduceScatter = CollectiveDef(
 @ReduceScatter.kernel("CPU", dtypes=COMM_DTYPES)
 def _reduce_scatter_cpu(x, op="sum", group=WORLD, state=None):
     return check_group(group).reduce_scatter(x, op)
+
+
+AllGather.eager = lambda x, group=WORLD: _direct_eager(AllGather, x, group=group)
+AllGather.eager_attrs = lambda inputs, attrs: \
+    _direct_eager(AllGather, *inputs, group=attrs["group"]) if len(inputs) == 1 \
+    else NotImplemented
 
 
 @ReduceScatter.bprop
@@ -209,6 +254,18 @@ Broadcast = CollectiveDef(
 @Broadcast.kernel("CPU", dtypes=COMM_DTYPES)
 def _broadcast_cpu(x, root_rank=0, group=WORLD, state=None):
     return check_group(group).broadcast(x, root_rank)
+
+
+Broadcast.eager = lambda x, root_rank=0, group=WORLD: \
+    _direct_eager(Broadcast, x, root_rank=root_rank, group=group)
+Broadcast.eager_attrs = lambda inputs, attrs: \
+    _direct_eager(Broadcast, *inputs, root_rank=attrs["root_rank"], group=attrs["group"]) \
+    if len(inputs) == 1 else NotImplemented
+ReduceScatter.eager = lambda x, op="sum", group=WORLD: \
+    _direct_eager(ReduceScatter, x, op=op, group=group)
+ReduceScatter.eager_attrs = lambda inputs, attrs: \
+    _direct_eager(ReduceScatter, *inputs, op=attrs["op"], group=attrs["group"]) \
+    if len(inputs) == 1 else NotImplemented
 
 
 @Broadcast.bprop

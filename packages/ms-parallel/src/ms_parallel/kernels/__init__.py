@@ -1,0 +1,1 @@
+"""Compiled parts of ms-parallel (optional: each has a Python fallback)."""
