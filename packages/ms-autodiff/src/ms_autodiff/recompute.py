@@ -83,7 +83,8 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
             any(tp.entry(t) is not None for tp in tapes)
 
     pos = [i for i, v in enumerate(values) if followed(v)]
-    weights = [w for w in weights if followed(w)]
+    given = {id(values[i]) for i in pos}  # a Parameter passed as an argument is one
+    weights = [w for w in weights if followed(w) and id(w) not in given]
     if not pos and not weights:  # nothing to differentiate (or no tape): just run it
         return fn(*args, **kwargs)
     k = len(pos)

@@ -73,9 +73,13 @@ class Node:
         attrs: the operator's attributes.
         outputs: the ``Value``s it produces (their ``producer`` is this node).
         subgraphs: the bodies of control-flow and call nodes.
+
+    ``recompute`` names the ``Cell.recompute()`` region whose backward pass reran this
+    node (``ms_autodiff.recompute``; None for others): the split keeps it in the backward
+    graph and CSE does not merge it with the forward pass's copy (docs/recompute.md).
     """
 
-    __slots__ = ("op", "args", "attrs", "outputs", "subgraphs")
+    __slots__ = ("op", "args", "attrs", "outputs", "subgraphs", "recompute")
 
     def __init__(self, op, args, attrs=None, outputs=(), subgraphs=()):
         self.op = op
@@ -83,6 +87,7 @@ class Node:
         self.attrs = {} if attrs is None else dict(attrs)
         self.outputs = list(outputs)
         self.subgraphs = tuple(subgraphs)
+        self.recompute = None
 
     @property
     def name(self) -> str:

@@ -5,12 +5,15 @@ outputs and then the gradients. Every node that does not depend on a cotangent b
 to the forward pass (including what gradient rules compute from forward values alone,
 such as ReLU's mask); the rest is the backward pass. The forward graph also returns the
 residuals: the forward values the backward pass reads. So a differentiated call runs the
-forward once, keeps only the residuals, and the backward never recomputes it.
+forward once, keeps only the residuals, and the backward recomputes only what a
+recomputed Cell marked.
 
 A node with effects that the backward pass recorded (``backward_from`` on) stays in the
 backward even when it reads no cotangent: a gradient rule's Receive has no inputs at
 all, and a Send of a zero cotangent reads only constants, yet both must exchange their
-message when the backward runs, not when the forward does.
+message when the backward runs, not when the forward does. So does a node that a
+``Cell.recompute()`` region reran (``Node.recompute``): the backward recomputes it from
+the region's inputs, which become the residuals instead of its activations.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ def split_forward_backward(joint: Graph, n_inputs: int, n_outputs: int,
     fwd_nodes, bwd_nodes = [], []
     late = len(joint.nodes) if backward_from is None else backward_from
     for i, node in enumerate(joint.nodes):
-        if any(id(u) in tainted for u in _uses(node)) or (i >= late and has_effects(node)):
+        if any(id(u) in tainted for u in _uses(node)) or \
+                (i >= late and (has_effects(node) or node.recompute is not None)):
             bwd_nodes.append(node)
             tainted.update(id(o) for o in node.outputs)
         else:

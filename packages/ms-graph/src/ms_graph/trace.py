@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ms_autodiff.recompute import recomputing
 from ms_autodiff.recording import set_recorder, thread_state
 from ms_graph import value_reads
 from ms_graph.ir import Graph, Node, Static, Value
@@ -156,6 +157,9 @@ class Tracer:
             else:  # a list, numpy array or numpy scalar given as a tensor input
                 args.append(self.const_of(dispatch.input_array(op, a.name, v)))
         node = Node(op, args, dict(attrs))
+        node.recompute = recomputing()
+        if node.recompute is not None:
+            _check_rerun(node)
         for o in (out if type(out) is tuple else (out,)):
             self._bind(o, node.add_output(spec_of(array_of(o))))
         if not op.stateful and all(not isinstance(a, Value) or a.is_const or
@@ -175,6 +179,19 @@ class Tracer:
         self._reads.__exit__()
         _tracers().remove(self)
         set_recorder(self._previous)
+
+
+def _check_rerun(node) -> None:
+    """A recomputed region's rerun must repeat its first run; in a graph, a random
+    operator's copy would draw new numbers and an in-place update would apply twice."""
+    op = node.op
+    if op.stateful or op.written:
+        what = "draws random numbers" if op.stateful else "updates a tensor in place"
+        raise TraceError(
+            f"{node.recompute}.recompute(): {op.name} {what}, which a compiled graph cannot "
+            "repeat identically when it recomputes the cell in the backward pass. Take "
+            f"{op.name} out of the recomputed cell, or run the step in PyNative mode "
+            "(which replays the random state and restores the updated tensors).")
 
 
 # -- argument and result structures ---------------------------------------------------

@@ -34,7 +34,7 @@ def run(graph: Graph) -> Graph:
             node.args[i] = a
         if effects:
             table.clear()
-        if not is_pure_op(node):
+        if not is_pure_op(node) or node.recompute is not None:  # a rerun stays a rerun
             kept.append(node)
             continue
         try:

@@ -56,6 +56,7 @@ def _splice(graph: Graph, call: Node, subst: dict) -> list[Node]:
     for n in sub.nodes:
         args = [mapping.get(id(a), a) if isinstance(a, Value) else a for a in n.args]
         new = Node(n.op, args, n.attrs, (), n.subgraphs)
+        new.recompute = n.recompute
         for o in n.outputs:
             c = new.add_output(o.spec)
             c.name = o.name
