@@ -38,19 +38,23 @@ CAPTURE_MODES = ("ast", "trace")
 
 
 def optimize(graph, name: str | None = None, jit_level: str | None = None):
-    """Run the registered ``optimize`` passes in order (saving each stage if asked);
-    ``jit_level`` "O0" leaves out fusion (``ms_graph.jit_options``)."""
+    """Run the registered ``optimize`` passes in order (saving each stage if asked), then
+    the ``schedule`` ones (which order the final graph's nodes for running, such as
+    ms-parallel's overlap of communication); ``jit_level`` "O0" leaves out fusion
+    (``ms_graph.jit_options``)."""
     directory = save_graphs_dir()
     dumper = None if directory is None else GraphDumper(directory, name or graph.name)
     if dumper is not None:
         dumper.dump(graph, "captured")
     skip = () if jit_options.fuses(jit_level) else ("fuse_elementwise",)
-    for entry in _registry.load().in_order("pass"):
-        if entry.info.get("stage", "optimize") != "optimize" or entry.name in skip:
-            continue
-        graph = entry.value(graph)
-        if dumper is not None:
-            dumper.dump(graph, f"after_{entry.name}")
+    entries = _registry.load().in_order("pass")
+    for stage in ("optimize", "schedule"):
+        for entry in entries:
+            if entry.info.get("stage", "optimize") != stage or entry.name in skip:
+                continue
+            graph = entry.value(graph)
+            if dumper is not None:
+                dumper.dump(graph, f"after_{entry.name}")
     return graph
 
 

@@ -32,6 +32,8 @@ from ms_ops.dispatch import get_recorder
 from ms_parallel.buckets import DEFAULT_BUCKET_MB, FIRST_BUCKET_MB, plan_buckets
 from ms_parallel.groups import WORLD
 from ms_parallel.groups import group as find_group
+from ms_parallel.overlap import compiled_overlap
+from ms_parallel.overlap_ops import AllReduceStart, AllReduceWait
 from ms_parallel.reduce_ops import AllReduce
 from ms_tensor import Tensor
 
@@ -50,10 +52,13 @@ class DistributedGradReducer(Cell):
         bucket_mb: the most MB per bucket (None: the context's ``comm_fusion`` allreduce
             ``config`` in mode ``"size"``, else 25 with a first bucket of 1 MB, as PyTorch
             DDP does); 0: one allreduce per tensor.
+        overlap: in a compiled step, split each bucket's allreduce into AllReduceStart/
+            AllReduceWait so that it overlaps the rest of the backward pass
+            (``ms_parallel.overlap``; None: ``compiled_overlap()``).
     """
 
     def __init__(self, parameters, mean=None, degree=None, fusion_type=1, group=WORLD,
-                 bucket_mb=None):
+                 bucket_mb=None, overlap=None):
         super().__init__(auto_prefix=False)
         from ms_parallel.context import get_auto_parallel_context
 
@@ -84,6 +89,7 @@ class DistributedGradReducer(Cell):
         self._key = None
         self._ids = {id(p): i for i, p in enumerate(parameters)}
         self._started: list = []  # the buckets in flight, in order: (gradients, request)
+        self.overlap = compiled_overlap() if overlap is None else bool(overlap)
 
     def _reduces(self) -> bool:
         return find_group(self.group).size > 1 or (self.mean and self.degree != 1)
@@ -171,8 +177,9 @@ class DistributedGradReducer(Cell):
         out = list(grads)
         for b in buckets:
             parts = [F.reshape(grads[i], (-1,)) for i in b]
-            flat = AllReduce(F.concat(parts) if len(parts) > 1 else parts[0], "sum",
-                             self.group)
+            flat = F.concat(parts) if len(parts) > 1 else parts[0]
+            flat = AllReduceWait(AllReduceStart(flat, self.group), self.group) \
+                if self.overlap else AllReduce(flat, "sum", self.group)
             if self.mean:
                 flat = F.div(flat, F.cast(self.degree, flat.dtype))
             sizes = [int(np.prod(grads[i].shape)) for i in b]

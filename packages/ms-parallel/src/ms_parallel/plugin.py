@@ -20,11 +20,20 @@ def ms_register_ops(registry: RegistryView) -> None:
     registry.add_ops(AllReduce, AllGather, ReduceScatter, Broadcast, AlltoAll, AlltoAllV,
                      Send, Receive, Reduce, CollectiveGather, CollectiveScatter, Barrier,
                      AllGatherV, ReduceScatterV, AlltoAllVC)
+    from ms_parallel.overlap_ops import AllReduceStart, AllReduceWait
+
+    registry.add_ops(AllReduceStart, AllReduceWait)
     registry.add_function("ReduceOp", ReduceOp)
     registry.add_function("NeighborExchange", NeighborExchange)
     registry.add_function("BatchISendIRecv", BatchISendIRecv)
     # ms-nn's TrainOneStepCell asks for this; imported only when a training step is built
     registry.add("train_hook", "grad_reducer", "ms_parallel.data_parallel:grad_reducer_for")
+
+
+@hookimpl
+def ms_register_passes(registry: RegistryView) -> None:
+    # the schedule stage runs after every optimize pass (fusion, dead-code removal)
+    registry.add_pass("overlap_collectives", "ms_parallel.overlap_pass:run", stage="schedule")
 
 
 @hookimpl
