@@ -60,9 +60,11 @@ def _item_for(name, layouts, shape):
 
 
 def _whole(name, pieces: dict, item):
-    """Entry ``name``'s whole value from ``{rank: its array}`` under ``item``."""
+    """Entry ``name``'s whole value from ``{rank: its array}`` under ``item``, and where the
+    pieces given cover it (a rank's optimizer part alone covers its rows of the slice)."""
     if item is None:
-        return pieces[min(pieces)]
+        value = pieces[min(pieces)]
+        return value, np.ones(value.shape, bool)
     lay = item.layout
     any_piece = pieces[min(pieces)]
     if item.param_shape is not None:
@@ -77,16 +79,16 @@ def _whole(name, pieces: dict, item):
     seen = np.zeros(whole_shape, bool)
     for r in sorted(pieces):
         group = _opt_ranks(item, r)
-        if any(q not in pieces for q in group):
-            continue
-        piece = np.concatenate([pieces[q].reshape(-1) for q in group]).reshape(local)
         index = tuple(slice(b * n, (b + 1) * n) for b, n in zip(lay.block(r), local))
-        out[index] = piece
-        seen[index] = True
-    if not seen.all():
-        raise ValueError(f"Parameter {name!r}: the checkpoints given (ranks {sorted(pieces)}) do "
-                         f"not cover it under layout {lay}")
-    return out
+        if all(q in pieces for q in group):
+            out[index] = np.concatenate([pieces[q].reshape(-1) for q in group]).reshape(local)
+            seen[index] = True
+        elif local and local[0] % len(group) == 0:
+            step, k = local[0] // len(group), group.index(r)
+            rows = (slice(index[0].start + k * step, index[0].start + (k + 1) * step),)
+            out[rows + index[1:]] = pieces[r].reshape((step, *local[1:]))
+            seen[rows + index[1:]] = True
+    return out, seen
 
 
 def _cut(value, item, rank):
@@ -122,14 +124,19 @@ def _transform(files: dict, src, dst, dst_ranks):
             if not pieces:
                 raise ValueError(f"Parameter {name!r}: no checkpoint of its stage's ranks "
                                  f"{src_item.ranks} is given")
-        whole = _whole(name, {r: v.asnumpy() for r, v in pieces.items()}, src_item)
+        whole, seen = _whole(name, {r: v.asnumpy() for r, v in pieces.items()}, src_item)
         item = _item_for(name, dst_layouts, whole.shape)
         for r in dst_ranks:
+            local = r
             if item is not None and item.stage_ranks is not None:
-                if r in item.stage_ranks:
-                    out[r][name] = _cut(whole, item, item.stage_ranks.index(r))
-            else:
-                out[r][name] = _cut(whole, item, r)
+                if r not in item.stage_ranks:
+                    continue
+                local = item.stage_ranks.index(r)
+            if not _cut(seen, item, local).all():
+                raise ValueError(f"Parameter {name!r}: the checkpoints given (ranks "
+                                 f"{sorted(pieces)}) do not cover destination rank {r}'s "
+                                 f"slice (source layout {src_item.layout})")
+            out[r][name] = _cut(whole, item, local)
     return out
 
 
@@ -207,8 +214,9 @@ def transform_checkpoints(src_checkpoints_dir, dst_checkpoints_dir, ckpt_prefix,
 
 def rank_list_for_transform(rank_id, src_strategy_file=None, dst_strategy_file=None) -> list:
     """The source ranks whose checkpoints destination rank ``rank_id``'s needs: per
-    Parameter, for each source slice meeting its slice the lowest rank holding it (all
-    ranks of its parts with optimizer parallel)."""
+    Parameter, for each source slice meeting its slice the lowest rank holding it. With
+    optimizer parallel only the parts that meet count where a part is a split of the first
+    dimension (as MindSpore's), else all ranks of the slice's parts."""
     n_src, src = read_layouts(src_strategy_file)
     n_dst, dst = read_layouts(dst_strategy_file)
     if not isinstance(rank_id, int) or not 0 <= rank_id < n_dst:
@@ -225,23 +233,34 @@ def rank_list_for_transform(rank_id, src_strategy_file=None, dst_strategy_file=N
             local = target.stage_ranks.index(rank_id)
         # without the whole shape: one every layout of either side cuts evenly
         shape = item.param_shape or (n_src * n_dst,) * len(item.layout.tensor_map)
-        want = _region(target, shape, local)
+        want = _region(target, shape, local, part=True)
         chosen = {}
         for r in range(item.device_num):
-            got = _region(item, shape, r)
+            got = _region(item, shape, r, part=True)
             if all(a < d and c < b for (a, b), (c, d) in zip(want, got)):
-                chosen.setdefault(got, [item.ranks[q] for q in _opt_ranks(item, r)])
+                # a part split along the first dimension is r's alone; else every part
+                alone = got != _region(item, shape, r)
+                chosen.setdefault(got, [item.ranks[q] for q in
+                                        ([r] if alone else _opt_ranks(item, r))])
         for ranks in chosen.values():
             needed.update(ranks)
     return sorted(needed) or [0]
 
 
-def _region(item, shape, rank):
-    """``rank``'s slice of ``shape`` under ``item`` as ((start, stop) per dimension)."""
+def _region(item, shape, rank, part=False):
+    """``rank``'s slice of ``shape`` under ``item`` as ((start, stop) per dimension); with
+    ``part``, only its optimizer-parallel part where that is a split of the first
+    dimension."""
     if item is None:
         return tuple((0, n) for n in shape)
     local = item.layout.slice_shape(shape)
-    return tuple((b * n, (b + 1) * n) for b, n in zip(item.layout.block(rank), local))
+    out = [(b * n, (b + 1) * n) for b, n in zip(item.layout.block(rank), local)]
+    group = _opt_ranks(item, rank) if part else [rank]
+    if len(group) > 1 and local and local[0] % len(group) == 0:
+        step = local[0] // len(group)
+        start = out[0][0] + group.index(rank) * step
+        out[0] = (start, start + step)
+    return tuple(out)
 
 
 def load_distributed_checkpoint(network, checkpoint_filenames=None, predict_strategy=None,
