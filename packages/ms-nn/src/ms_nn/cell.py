@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ms_nn import cell_parallel
+from ms_nn import cell_parallel, cell_recompute
 from ms_nn.hooks import HookHandle
 from ms_ops import functional as F
 from ms_ops.dispatch import get_recorder
@@ -43,8 +43,8 @@ class Cell:
             wrappers whose Parameters must keep the wrapped network's names.
         flags: initial flags (``add_flags``).
 
-    A new Cell is in inference mode (``training`` is False), as in MindSpore; call
-    ``set_train()`` before training so Dropout and BatchNorm behave accordingly.
+    A new Cell is in inference mode (``training`` is False), as in MindSpore: call
+    ``set_train()`` before training. ``recompute()``: ``ms_nn.cell_recompute``.
 
     >>> class Net(Cell):
     ...     def __init__(self):
@@ -433,7 +433,9 @@ class Cell:
             if hook is not None:
                 hook(self, args, None)
 
-    def _run_construct(self, args, kwargs):
+    def _run_construct(self, args, kwargs, marked=True):
+        if marked and "_recompute" in self.__dict__ and get_recorder() is not None:
+            return cell_recompute.call(self, self._run_construct, args, kwargs)
         bprop = getattr(type(self), "bprop", None)
         if bprop is None:
             if get_context("mode") == GRAPH_MODE:
@@ -456,10 +458,8 @@ class Cell:
         it: Dropout and BatchNorm read it while capturing, so it is folded into the
         graph, and a ``set_train`` switch (of any of them) selects another graph.
 
-        Only the outermost Cell compiles: a Cell called while a graph is being captured
-        becomes part of that graph, and one called under differentiation runs as
-        operators so the tape sees them (``ms_graph.jit`` decides both).
-        """
+        Only the outermost Cell compiles: a Cell called while a graph is captured becomes
+        part of it, one called under differentiation runs as operators (``ms_graph.jit``)."""
         construct = type(self).construct
         if hasattr(construct, "capture_mode") or not self._graph_capturable:
             return self.construct(*args, **kwargs)  # ``@jit``-compiled, or not capturable

@@ -1,8 +1,8 @@
 """The parallel annotations of a Cell: ``shard`` and ``recompute``.
 
-They only record the user's intent on the Cell, as MindSpore's do; ms-parallel (a higher
+They record the user's intent on the Cell, as MindSpore's do; ms-parallel (a higher
 package) reads them when it plans, partitions or pipelines a run. A single-device run
-ignores them.
+ignores ``shard``; ``recompute`` takes effect wherever the Cell is differentiated.
 """
 
 from __future__ import annotations
@@ -26,9 +26,16 @@ def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="CPU
     return self
 
 
-def recompute(self, **kwargs):
-    """Keep only this Cell's input for the backward pass and run it again there, instead of
-    keeping its activations (MindSpore's ``Cell.recompute``; ms-parallel's pipeline stages
-    honour it). Returns the Cell."""
-    self.__dict__["_recompute"] = True
+def recompute(self, *, use_reentrant=True, output_recompute=False, early_stop=True,
+              context_fn=None, **kwargs):
+    """Keep only this Cell's inputs for the backward pass and run it again there, instead
+    of keeping its activations (MindSpore's ``Cell.recompute``): in PyNative, GRAPH_MODE,
+    ``jit``, sharded and pipelined runs alike (``ms_nn.cell_recompute``). Returns the Cell.
+
+    ``context_fn`` (with ``use_reentrant=False``, as MindSpore requires) returns the two
+    context managers entered around the first run and around the rerun."""
+    from ms_nn.cell_recompute import options
+
+    self.__dict__["_recompute"] = options(self, use_reentrant, output_recompute, early_stop,
+                                          context_fn, kwargs)
     return self

@@ -161,6 +161,7 @@ def _fuse(root: Node, group: set[int]) -> Node:
     fused = Node("Fused", args, {"program": asm.finish(operands[0]),
                                  "ops": tuple(reversed(n_ops))})
     fused.outputs.append(out)
+    fused.recompute = root.recompute  # a rerun's group stays a rerun
     out.producer = fused
     out.index = 0
     return fused

@@ -1,0 +1,64 @@
+"""``Cell.recompute()``: a marked Cell keeps its inputs, not its activations, for backward.
+
+Whenever a tape records (``grad``, ``value_and_grad``, ``TrainOneStepCell``, ``Model.train``,
+in PyNative or while ms-graph captures a GRAPH_MODE or ``jit`` step), a marked Cell runs as
+one ``ms_autodiff.recompute`` call: its operators are not recorded, and its gradient rule
+runs the Cell again and differentiates that rerun. ms-graph puts the rerun's nodes in the
+backward graph, so a compiled step recomputes the region too (docs/recompute.md). Without
+a recording tape (evaluation, inference) the Cell runs as written.
+
+MindSpore's keyword arguments are checked here, when the Cell is marked: those whose
+behaviour microspore has are accepted, the others refused by name with the reason.
+"""
+
+from __future__ import annotations
+
+__all__ = ["options", "call"]
+
+_KWARGS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute",
+           "recompute_slice_activation")
+
+
+def options(cell, use_reentrant, output_recompute, early_stop, context_fn, kwargs) -> dict:
+    """The checked arguments of ``cell.recompute(...)`` (see ``Cell.recompute``)."""
+    who = f"{type(cell).__name__}.recompute"
+    for key in kwargs:
+        if key not in _KWARGS:
+            raise ValueError(f"For 'recompute', keyword {key!r} is not recognized; {who} "
+                             f"takes {', '.join(map(repr, _KWARGS))}")
+    flags = dict(use_reentrant=use_reentrant, output_recompute=output_recompute,
+                 early_stop=early_stop, **kwargs)
+    for key, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{who}: {key} must be a bool, got {value!r}")
+    if output_recompute:
+        raise ValueError(f"{who}: output_recompute=True (merging adjacent recomputed cells "
+                         "so the first one's output is not kept either) is not supported; "
+                         "the cell's output is kept, as with output_recompute=False")
+    if context_fn is not None and use_reentrant:
+        raise ValueError(f"{who}: context_fn is only supported when use_reentrant=False")
+    if context_fn is not None and not callable(context_fn):
+        raise TypeError(f"{who}: context_fn must be callable, got {context_fn!r}")
+    if not kwargs.get("mp_comm_recompute", True):
+        raise ValueError(f"{who}: mp_comm_recompute=False (keep the outputs of the cell's "
+                         "model-parallel communication) is not supported; the rerun repeats "
+                         "the cell's collectives with its operators")
+    if kwargs.get("recompute_slice_activation", False):
+        raise ValueError(f"{who}: recompute_slice_activation=True (keep the cell's output "
+                         "sliced across model-parallel ranks) is not supported; each rank "
+                         "keeps its whole output")
+    # parallel_optimizer_comm_recompute: MindSpore itself only logs for it; the AllGather of
+    # a Parameter kept in parts is part of the rerun either way.
+    return dict(flags, context_fn=context_fn)
+
+
+def call(cell, run, args, kwargs):
+    """``run(args, kwargs, False)`` (the Cell's construct) as one recomputed call."""
+    from ms_autodiff.recompute import recompute
+
+    params = list(cell.get_parameters())
+    return recompute(lambda *a, **k: run(a, k, False), *args,
+                     weights=[p for p in params if p.requires_grad],
+                     restore=[p for p in params if not p.requires_grad],
+                     name=type(cell).__name__,
+                     context_fn=cell.__dict__["_recompute"]["context_fn"], **kwargs)
