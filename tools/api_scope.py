@@ -253,9 +253,9 @@ _THOR = "the THOR second-order optimizer and its layers, not built"
 _LATER = "not built yet"
 WHY_MISSING: dict[tuple[str, str], str] = {
     ("mindspore.ops", "communication"):
-        "NeighborExchangeV2 is Ascend's 2-d halo exchange; reshard/Reshard/distribute belong "
-        "to MindSpore's DTensor API, a sharded tensor type not built (ms-parallel shards "
-        "through Layout and shard); TCPStore is a torch-style rendezvous, which MPI's launcher "
+        "NeighborExchangeV2 is Ascend's 2-d halo exchange; distribute belongs to MindSpore's "
+        "DTensor API, a sharded tensor type not built (ms-parallel shards through Layout, "
+        "shard and reshard); TCPStore is a torch-style rendezvous, which MPI's launcher "
         "does here",
     ("mindspore.ops", "dtype, conversion and attributes"): _LATER + " (ops.scalar_to_tensor "
                                                             "does the same)",

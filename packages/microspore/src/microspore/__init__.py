@@ -60,6 +60,7 @@ _NAMES = {
                      "reset_auto_parallel_context", "ParallelMode"), "ms_parallel.context"),
     "Layout": "ms_parallel.auto.layout",  # semi-auto parallel's tensor layouts
     "shard": "ms_parallel.auto.shard_fn",
+    "reshard": "ms_parallel.auto.reshard",
     **dict.fromkeys(("set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"),
                     "ms_parallel.auto.algo"),
     # distributed checkpoints: the strategy file's layouts, re-cutting the ranks' files
@@ -123,7 +124,7 @@ _NAMES = {
     **dict.fromkeys(("data_sink", "DatasetHelper", "connect_network_with_dataset"), _TRAIN),
 }
 _SUBMODULES = ("ops", "nn", "dataset", "train", "common", "context", "amp", "communication",
-               "profiler", "runtime", "mint", "mindrecord")
+               "profiler", "runtime", "mint", "mindrecord", "parallel")
 
 __getattr__, __dir__ = forward(__name__, globals(), (), _NAMES, _SUBMODULES)
 

@@ -114,7 +114,7 @@ class CostModel:
             (s[0],) for s in node.sources)
         return (
             spec.op, spec.inputs, spec.outputs, spec.in_shapes, spec.out_shapes, spec.fixed,
-            spec.flops_per_element, spec.mean_letters, node.itemsize, sources,
+            spec.flops_per_element, spec.mean_letters, spec.layout, node.itemsize, sources,
             tuple(o for jj, o in self.graph.outputs if jj == j), self.pinned.get(j))
 
     def fits(self, j, cuts) -> bool:

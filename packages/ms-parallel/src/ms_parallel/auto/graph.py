@@ -47,6 +47,8 @@ class OpGraph:
         args = tuple(args) if args is not None else (None,) * len(in_shapes)
         spec = spec_for(op, attrs or {}, args, tuple(in_shapes), tuple(out_shapes))
         name = name or f"{op}-{len(self.nodes)}"
+        if strategy is None and spec.layout is not None:  # reshard pins its tensor
+            strategy = (spec.layout.shards,)
         self.nodes.append(OpNode(name, spec, tuple(sources), itemsize, strategy,
                                  attrs=dict(attrs or {}), args=args))
         return len(self.nodes) - 1

@@ -52,6 +52,8 @@ class Plan:
             out[node.name] = {"op": node.spec.op,
                               "in_strategy": [list(s) for s in to_strategy(node.spec, cuts)],
                               "dev_matrix": [self.model.n // math.prod(cuts), *cuts]}
+            if node.spec.layout is not None:  # reshard's layout, in MindSpore's form
+                out[node.name]["layout"] = node.spec.layout.to_dict()
         return out
 
     def param_layouts(self) -> dict:
@@ -150,11 +152,17 @@ def plan_from_context(graph: OpGraph, topology: Topology | None = None,
     config = {"load_file": get("strategy_ckpt_load_file") or None,
               "save_file": get("strategy_ckpt_save_file") or None}
     config.update({k: v for k, v in (get("strategy_ckpt_config") or {}).items() if v})
-    if mode == "auto_parallel":
-        from ms_parallel.auto.algo import get_algo_parameters
+    from ms_parallel.auto.algo import get_algo_parameters
 
-        return plan(graph, topology, get("search_mode"), config,
-                    fully_use_devices=get_algo_parameters("fully_use_devices"))
+    fully = get_algo_parameters("fully_use_devices")
+    if any(node.spec.layout is not None for node in graph.nodes):
+        # reshard: MindSpore plans such a network by sharding propagation
+        if mode == "auto_parallel" and get("search_mode") != "sharding_propagation":
+            raise ValueError(f"reshard: in AUTO_PARALLEL the search_mode must be "
+                             f"'sharding_propagation', got {get('search_mode')!r}")
+        return plan(graph, topology, "sharding_propagation", config, fully_use_devices=fully)
+    if mode == "auto_parallel":
+        return plan(graph, topology, get("search_mode"), config, fully_use_devices=fully)
     defaults = {node.name: data_parallel_strategy(node.spec, n) for node in graph.nodes
                 if node.strategy is None}
     return plan(graph, topology, "semi_auto_parallel", config, pinned=defaults)

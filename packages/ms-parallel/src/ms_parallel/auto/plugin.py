@@ -14,4 +14,8 @@ def ms_register_cli_commands(registry: RegistryView) -> None:
 
 @hookimpl
 def ms_register_ops(registry: RegistryView) -> None:
+    from ms_parallel.auto.reshard import Reshard, reshard
+
     registry.add("train_hook", "parallel_step", "ms_parallel.auto.train:parallel_step_for")
+    registry.add_ops(Reshard)
+    registry.add_function("reshard", reshard)  # ops.reshard, as MindSpore's ops has it

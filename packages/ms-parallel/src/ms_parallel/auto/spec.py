@@ -40,6 +40,7 @@ class OpSpec:
     fixed: frozenset = frozenset()
     flops_per_element: float = 1.0
     mean_letters: frozenset = field(default_factory=frozenset)  # ReduceMean's axes
+    layout: object = None  # a TensorLayout every input and output has (``reshard``)
 
     @property
     def letters(self) -> tuple[str, ...]:
@@ -174,6 +175,12 @@ def spec_for(name: str, attrs: dict, args: tuple, in_shapes: tuple, out_shapes: 
                       tuple(out_shapes))
     if name == "Reshape":
         return _reshape(in_shapes, out0)
+    if name == "Reshard":  # the identity, its layout pinned (ms_parallel.auto.reshard)
+        from ms_parallel.auto.reshard import layout_of
+
+        xl = _letters(len(in_shapes[0]))
+        return OpSpec(name, (xl,), (xl,), tuple(in_shapes), tuple(out_shapes),
+                      flops_per_element=0.0, layout=layout_of(attrs).normalized())
     if name == "LayerNorm":
         x = in_shapes[0]
         xl = _letters(len(x))

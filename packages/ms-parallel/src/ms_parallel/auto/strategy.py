@@ -45,7 +45,13 @@ def candidates(spec: OpSpec, device_num: int, fully_use_devices: bool = True) ->
 
 def layouts(spec: OpSpec, cuts: tuple, device_num: int):
     """(input layouts, output layouts) of the op under ``cuts``; None for non-tensor inputs.
-    Outputs are partial over the cut contracted letters."""
+    Outputs are partial over the cut contracted letters. An op with a pinned layout
+    (``reshard``) has that layout everywhere."""
+    if spec.layout is not None:
+        if spec.layout.device_num != device_num:
+            raise ValueError(f"reshard: layout {spec.layout} has {spec.layout.device_num} "
+                             f"devices, the plan has {device_num}")
+        return [None if d is None else spec.layout for d in spec.inputs], [spec.layout]
     free = spec.free
     axis = {c: i + 1 for i, c in enumerate(free)}
     cut = dict(zip(free, cuts))
