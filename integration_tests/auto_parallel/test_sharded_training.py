@@ -52,6 +52,9 @@ def test_sharded_training_equals_one_process(ranks, model, extra):
     # device by transform_checkpoints, and read back as slices by load_distributed_checkpoint
     (4, ("--optimizer", "adam", "--parallel-optimizer", "--ckpt", "CKPT")),
     (4, ("--optimizer", "momentum", "--ckpt", "CKPT")),  # replicas: restore_group_info_list
+    # the same from MindSpore's protobuf strategy file (a save_file not ending in .json)
+    (2, ("--optimizer", "adam", "--parallel-optimizer", "--ckpt", "CKPT", "--strategy-file",
+         "strategy.ckpt")),
 ])
 def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra, tmp_path):
     """A user script: set_auto_parallel_context(SEMI_AUTO_PARALLEL,

@@ -18,7 +18,8 @@ Parameters hold slices: the network gathers them while it runs outside the train
 ``loss_scale_manager``); a NaN in the second step's batch makes that step overflow, so both
 runs skip its update (and the dynamic scale halves).
 
-``--ckpt DIR`` saves the strategy (``strategy_ckpt_config``), each rank's group information
+``--ckpt DIR`` saves the strategy (``strategy_ckpt_config``; JSON, or protobuf for a
+``--strategy-file`` not ending in .json), each rank's group information
 (``group_ckpt_save_file``: ``restore_group_info_list`` names the ranks whose checkpoint equals
 its own) and every rank's checkpoint of its slices (``DIR/rank_r/net.ckpt``);
 ``transform_checkpoints`` to one device then gives the single run's Parameters, and
@@ -61,6 +62,8 @@ p.add_argument("--auto", action="store_true",
 p.add_argument("--eval", action="store_true", help="then eval, predict and call the network")
 p.add_argument("--loss-scale", choices=("fixed", "dynamic"), default=None)
 p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
+p.add_argument("--strategy-file", default="strategy.json",
+               help="its name: .json for JSON, any other (strategy.ckpt) for protobuf")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -135,8 +138,8 @@ set_auto_parallel_context(parallel_mode=mode, device_num=n, search_mode="recursi
                           enable_parallel_optimizer=args.parallel_optimizer)
 if args.ckpt:
     set_auto_parallel_context(strategy_ckpt_config={
-        "save_file": os.path.join(args.ckpt, "strategy.json")},
-        group_ckpt_save_file=os.path.join(args.ckpt, f"group_{rank}.json"))
+        "save_file": os.path.join(args.ckpt, args.strategy_file)},
+        group_ckpt_save_file=os.path.join(args.ckpt, f"group_{rank}.pb"))
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
 sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
 step = model_of[-1].train_network._parallel_step
@@ -159,7 +162,7 @@ if args.eval:
     if rank == 0:
         print(f"eval sharded {got[0]} single {want[0]}", flush=True)
 if args.ckpt:
-    strategy = os.path.join(args.ckpt, "strategy.json")
+    strategy = os.path.join(args.ckpt, args.strategy_file)
     net = model_of[1].predict_network
     os.makedirs(os.path.join(args.ckpt, f"rank_{rank}"), exist_ok=True)
     save_checkpoint(net, os.path.join(args.ckpt, f"rank_{rank}", "net.ckpt"))
@@ -171,7 +174,7 @@ if args.ckpt:
         np.testing.assert_array_equal(mine[prm.name].asnumpy(), prm.asnumpy())
     # the ranks whose checkpoint equals this one's: the other half of the 2 x 2 hybrid (none
     # with optimizer parallel, whose ranks keep different parts)
-    same = restore_group_info_list(os.path.join(args.ckpt, f"group_{rank}.json"))
+    same = restore_group_info_list(os.path.join(args.ckpt, f"group_{rank}.pb"))
     assert same == ([rank] if args.parallel_optimizer or n < 4 else
                     sorted({rank % 2, rank % 2 + 2})), same
     own = load_checkpoint(files[rank])

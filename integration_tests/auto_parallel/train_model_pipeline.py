@@ -11,7 +11,8 @@ single-process outputs: each stage's trained Parameters are broadcast from its r
 ``ranks / S`` ranks: Megatron pairs, a column-parallel MatMul then a row-parallel one.
 
 With ``--ckpt DIR`` and sharded stages, each rank saves its stage's strategy
-(``DIR/strategies/rank{r}.json``) and its checkpoint; ``merge_pipeline_strategys`` joins the
+(``DIR/strategies/rank{r}.json``, or ``.ckpt``: MindSpore's protobuf, with
+``--strategy-ext .ckpt``) and its checkpoint; ``merge_pipeline_strategys`` joins the
 stages' files and ``transform_checkpoints`` to one device gives the single run's Parameters.
 
 usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S] [--ckpt DIR]
@@ -41,6 +42,8 @@ p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--stages", type=int, default=0, help="pipeline stages (default: the ranks)")
 p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
+p.add_argument("--strategy-ext", default=".json",
+               help="the strategy files': .json for JSON, .ckpt for protobuf")
 args = p.parse_args()
 init()
 rank, n = get_rank(), get_group_size()
@@ -108,7 +111,7 @@ set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
                           pipeline_stages=stages)
 if args.ckpt:
     set_auto_parallel_context(strategy_ckpt_config={
-        "save_file": os.path.join(args.ckpt, "strategies", f"rank{rank}.json")})
+        "save_file": os.path.join(args.ckpt, "strategies", f"rank{rank}{args.strategy_ext}")})
 piped, piped_out = train()
 if args.ckpt:
     backbone = models[-1].train_network.network.network.backbone_network
@@ -116,7 +119,7 @@ if args.ckpt:
     save_checkpoint(backbone, os.path.join(args.ckpt, f"rank_{rank}", "net.ckpt"))
     AllReduce(Tensor(np.zeros(1)))  # every rank's files are written
     if rank == 0:
-        merged = os.path.join(args.ckpt, "merged.json")
+        merged = os.path.join(args.ckpt, f"merged{args.strategy_ext}")
         merge_pipeline_strategys(os.path.join(args.ckpt, "strategies"), merged)
         transform_checkpoints(args.ckpt, os.path.join(args.ckpt, "one"), "net", merged, None)
         whole = load_checkpoint(os.path.join(args.ckpt, "one", "rank_0", "net0.ckpt"))
