@@ -2,7 +2,8 @@
 MatMuls trains to the single-process losses step for step, the pinned tensor has exactly the
 given layout (the plan and the saved strategy file say so), the redistribution into it is
 the expected collectives, in SEMI_AUTO_PARALLEL and AUTO_PARALLEL (sharding propagation),
-eager and compiled (train_reshard.py asserts all of it on every rank)."""
+eager and compiled (train_reshard.py asserts all of it on every rank); microspore's names
+for it are ms-parallel's function."""
 
 import pathlib
 import re
@@ -13,9 +14,19 @@ pytest.importorskip("mpi4py")
 from ms_parallel.testing import run_ranks  # noqa: E402
 
 SCRIPT = pathlib.Path(__file__).with_name("train_reshard.py")
-pytestmark = pytest.mark.slow  # MPI jobs of 2 and 4 ranks
 
 
+def test_microspore_names_are_ms_parallels_reshard():
+    import microspore as ms
+    from microspore.parallel.function import reshard
+    from ms_parallel.auto.layout import Layout
+    from ms_parallel.auto.reshard import reshard as own
+
+    assert ms.reshard is reshard is ms.ops.reshard is ms.parallel.function.reshard is own
+    assert ms.parallel.Layout is ms.Layout is Layout
+
+
+@pytest.mark.slow  # MPI jobs of 2 and 4 ranks
 @pytest.mark.parametrize("ranks, extra", [
     (2, ("--layout", "1d")),
     (4, ("--layout", "1d", "--auto")),

@@ -9,8 +9,9 @@ to it; AUTO_PARALLEL must use it). ``--layout 1d``: rows cut n ways, then the co
 (``layout("mp", "dp")``). Every rank asserts: the losses equal the single run's (float32:
 1e-5 relative, sums run in another order), the pinned tensor's planned layout is exactly
 the given one (also in the saved strategy file), the redistribution into it is the
-expected collectives, the second MatMul's strategy follows from it, and in GRAPH_MODE the
-one compiled step holds those collectives.
+expected collectives, the second MatMul's strategy follows from it, in GRAPH_MODE the
+one compiled step holds those collectives, and a call of the trained network gives the
+single network's outputs.
 Rank 0 prints ``step K sharded L1 single L2``.
 
 usage: train_reshard.py --layout 1d|2d [--auto] [--graph] [--steps K] --save FILE
@@ -77,17 +78,20 @@ def train():
     net = Net()
     step = TrainOneStepCell(WithLossCell(net, SoftmaxCrossEntropyWithLogits(reduction="mean")),
                             Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9))
-    return step, [float(step(x, y).asnumpy()) for x, y in batches]
+    return net, step, [float(step(x, y).asnumpy()) for x, y in batches]
 
 
 if args.graph:
     set_context(mode=GRAPH_MODE)
-_, single = train()
+single_net, _, single = train()
 mode = ParallelMode.AUTO_PARALLEL if args.auto else ParallelMode.SEMI_AUTO_PARALLEL
 set_auto_parallel_context(parallel_mode=mode, device_num=n, full_batch=True,
                           search_mode="sharding_propagation",
                           strategy_ckpt_config={"save_file": args.save})
-train_net, sharded = train()
+sharded_net, train_net, sharded = train()
+# a plain call after training (the slices gathered while it runs) gives the single outputs
+np.testing.assert_allclose(sharded_net(batches[0][0]).asnumpy(),
+                           single_net(batches[0][0]).asnumpy(), rtol=1e-5, atol=1e-6)
 reset_auto_parallel_context()
 for k, (a, b) in enumerate(zip(sharded, single)):
     if rank == 0:

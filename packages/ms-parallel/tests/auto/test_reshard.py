@@ -151,10 +151,3 @@ def test_layouts_with_the_same_cuts_on_swapped_axes_stay_apart(mode):
     assert _layouts(p, "Reshard-3") == ([b], [b])
     assert p.strategies()["Reshard-3"]["layout"]["tensor_map"] == [0, 1]
 
-
-def test_microspore_names_are_this_function():
-    import microspore as ms
-    from microspore.parallel.function import reshard as by_path
-
-    assert ms.reshard is by_path is ms.ops.reshard is ms.parallel.function.reshard is reshard
-    assert ms.parallel.Layout is ms.Layout is Layout
