@@ -158,15 +158,8 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     In place and unrecorded, MPI reduces the tensor's own buffer (MPI_IN_PLACE): no new
     array, no copy. A blocking call with a group and op seen before takes a plan checked
     once (the C path where it is built, ms_parallel.direct)."""
-    if async_op is False and get_recorder() is None and _inplace["all_reduce"]:
-        try:
-            plan = runners["all_reduce", op, group]
-        except KeyError:
-            plan = _inplace_plan(op, group)
-        except TypeError:  # unhashable: the checks below say what is wrong
-            plan = None
-        if plan is not None and plan(tensor):
-            return None
+    if _blocking("all_reduce", tensor, op, None, group, async_op):
+        return None
     _tensor("all_reduce", "tensor", tensor)
     _check_async(async_op)
     g = _group(group)
@@ -182,31 +175,53 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     return _finish("all_reduce", tensor, _reduced(tensor, op, g), async_op)
 
 
-def _inplace_plan(op, group):
-    """``plan(t) -> bool``: the blocking in-place all_reduce of ``t`` over ``group`` with
-    ``op`` (checked here, once), or False where ``t`` must take the general path; None
-    where there is no such plan (``op`` "avg", a bad op or group: the general path)."""
-    g = _group(group)
-    if type(op) is not str or type(g) is not str or op == "avg":
-        return None
+def _blocking(name, tensor, op, src, group, async_op) -> bool:
+    """Whether the blocking in-place ``name`` ("all_reduce" or "broadcast") of ``tensor``
+    was done by its plan (checked once per op, src and group); False: take the general
+    path (recorded, asynchronous, not in place, or a tensor MPI cannot use as it is)."""
+    if async_op is not False or get_recorder() is not None or not _inplace[name]:
+        return False
     try:
-        AllReduce.abstract_eval(TensorSpec((1,), mstype.float32), op=op, group=g)
+        plan = runners[name, op, src, group]
+    except KeyError:
+        plan = _blocking_plan(name, op, src, group)
+    except TypeError:  # unhashable: the general path says what is wrong
+        return False
+    return plan is not None and plan(tensor)
+
+
+def _blocking_plan(name, op, src, group):
+    """``plan(t) -> bool`` for ``_blocking``; None where there is none ("avg", arguments
+    the operator's inference rejects: the general path divides or raises)."""
+    g = _group(group)
+    try:
+        grp = find_group(g)
+        if name == "all_reduce":
+            if type(op) is not str or op == "avg":
+                return None
+            AllReduce.abstract_eval(TensorSpec((1,), mstype.float32), op=op, group=g)
+            kind, kw = "AllReduce", {"op": op}
+        else:
+            if type(src) is not int:
+                return None
+            root = grp.world_ranks.index(src) if src in grp.world_ranks else src
+            Broadcast.abstract_eval(TensorSpec((1,), mstype.float32), root_rank=root,
+                                    group=g)
+            kind, kw = "Broadcast", {"root": root}
     except (TypeError, ValueError, CommError):
         return None
-    plan = find_group(g).direct_plan("AllReduce", op=op)
+    plan = grp.direct_plan(kind, **kw)
     if plan is not None:
-        plan = plan.inplace
+        plan = plan.inplace  # the C path (ms_parallel.direct)
     else:
-        allreduce = find_group(g).allreduce
-
         def plan(t):
             arr = _direct(t) if type(t) is Tensor else None
             if arr is None:
                 return False
-            allreduce(arr, op, arr)
+            _run(g, name.replace("_", ""), arr, arr, False, **kw)
             return True
 
-    runners["all_reduce", op, group] = plan
+    runners[name, op, src, group] = plan
     return plan
 
 
@@ -251,6 +266,8 @@ def _same_shape(fn, out, result):
 
 def broadcast(tensor, src, group=None, async_op=False):
     """``src``'s ``tensor`` on every rank (``src`` is a world rank)."""
+    if _blocking("broadcast", tensor, None, src, group, async_op):
+        return None
     _tensor("broadcast", "tensor", tensor)
     _check_async(async_op)
     g = _group(group)

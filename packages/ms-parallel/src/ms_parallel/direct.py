@@ -16,11 +16,12 @@ import os
 
 import numpy as np
 
-__all__ = ["kernel", "MPICH_COMM_WORLD", "DTYPES"]
+__all__ = ["kernel", "handle", "MPICH_COMM_WORLD", "DTYPES"]
 
 MPICH_COMM_WORLD = 0x44000000  # MPI_COMM_WORLD in MPICH's mpi.h (its ABI's handles are ints)
-# The dtypes MPI reduces as they are; 16-bit floats and bool take the converting path.
-DTYPES = "bhilqBHILQfdFD"
+# The operators' dtypes that MPI reads as they are (not 16-bit floats: they travel widened,
+# on the general path); numpy type codes.
+DTYPES = "bhilqBHILQfd"
 _FUNCTIONS = ("MPI_Allreduce", "MPI_Allgather", "MPI_Bcast", "MPI_Reduce_scatter_block")
 _bound: list = []  # [module or None] once decided
 
@@ -30,6 +31,14 @@ def kernel():
     if not _bound:
         _bound.append(_bind())
     return _bound[0]
+
+
+def handle(obj) -> int:
+    """An mpi4py object's MPICH handle as the C ``int`` it is: mpi4py gives it as an
+    unsigned number, sign-extended to 64 bits for a created communicator's (0x84000000
+    and up, negative as an int)."""
+    h = obj.handle & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
 
 
 def _bind():
@@ -46,6 +55,6 @@ def _bind():
         addresses = [ctypes.cast(getattr(lib, f), ctypes.c_void_p).value for f in _FUNCTIONS]
     except (OSError, AttributeError):
         return None
-    types = {np.dtype(c).num: MPI.Datatype.fromcode(c).handle for c in DTYPES}
+    types = {np.dtype(c).num: handle(MPI.Datatype.fromcode(c)) for c in DTYPES}
     _mpi_direct.bind(*addresses, int(MPI.IN_PLACE), types, MPI.Exception)
     return _mpi_direct

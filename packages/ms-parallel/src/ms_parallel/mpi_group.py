@@ -35,11 +35,12 @@ def _send_buf(x: np.ndarray) -> np.ndarray:
     """A C-contiguous array MPI can read, 16-bit floats widened to float32."""
     if type(x) is _ndarray and x.dtype.itemsize > 2 and x.flags.c_contiguous:
         return x  # the common case, without ``dtype.name`` (slow: microseconds)
+    # np.asarray, not np.ascontiguousarray: that one makes a 0-d array 1-d
     if x.dtype.name in _WIDENED:
-        return np.ascontiguousarray(x, dtype=np.float32)
+        return np.asarray(x, dtype=np.float32, order="C")
     if x.dtype == np.bool_:
-        return np.ascontiguousarray(x, dtype=np.uint8)
-    return np.ascontiguousarray(x)
+        return np.asarray(x, dtype=np.uint8, order="C")
+    return np.asarray(x, order="C")
 
 
 def _back(y: np.ndarray, dtype) -> np.ndarray:
@@ -92,7 +93,7 @@ class MPIGroup(Group):
         ``"ReduceScatter"``, ``"Broadcast"``) over this group: ``plan(t)`` takes a Tensor
         and gives a new one or NotImplemented; None where that path is not available
         (ms_parallel.direct)."""
-        from ms_parallel.direct import kernel
+        from ms_parallel.direct import handle, kernel
         from ms_tensor import Tensor
         from ms_tensor.tensor import wrap
 
@@ -100,8 +101,8 @@ class MPIGroup(Group):
         if k is None:
             return None
         results = self._results
-        return getattr(k, kind)(self.comm.handle, self.size, self.rank, Tensor, wrap,
-                                op=self._op[op].handle, root=root, recycle=results.like,
+        return getattr(k, kind)(handle(self.comm), self.size, self.rank, Tensor, wrap,
+                                op=handle(self._op[op]), root=root, recycle=results.like,
                                 recycle_bytes=results.min_bytes)
 
     def iallreduce(self, x, op):
