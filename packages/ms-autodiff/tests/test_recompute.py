@@ -151,3 +151,20 @@ def test_second_order_through_a_recomputed_call():
     f = lambda x: recompute(lambda y: (y * y * y).sum(), x)  # noqa: E731
     g2 = ad.grad(lambda x: ad.grad(f)(x).sum())(X)
     np.testing.assert_allclose(g2.asnumpy(), 6 * X.asnumpy(), rtol=1e-5)
+
+
+def test_a_recomputed_call_inside_another_runs_with_it():
+    calls = []
+
+    def inner(x):
+        calls.append("inner")
+        return block(x)
+
+    def outer(x):
+        return recompute(inner, x, weights=[W1, W2]) * 2.0
+
+    g = ad.grad(lambda x: recompute(outer, x, weights=[W1, W2]).sum(), 0, [W1, W2])(X)
+    ref = ad.grad(lambda x: (block(x) * 2.0).sum(), 0, [W1, W2])(X)
+    for a, b in zip([g[0], *g[1]], [ref[0], *ref[1]]):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-5)
+    assert calls == ["inner", "inner"]  # the outer call's first run and its rerun

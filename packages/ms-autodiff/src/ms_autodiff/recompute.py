@@ -15,13 +15,16 @@ The rerun must compute what the first run did:
 - ``restore``: tensors ``fn`` updates in place (BatchNorm's moving statistics) are put
   back after the rerun, so the update happens once.
 
-While the rerun's forward pass runs, ``recomputing()`` names the call: ms-graph's tracer
+A recomputed call inside another runs as part of it, once per run of the outer one (as
+MindSpore recomputes a marked Cell's marked children with it). While the rerun's forward
+pass runs, ``recomputing()`` names the call: ms-graph's tracer
 marks the nodes it captures then, and the forward/backward split puts them in the
 backward graph instead of keeping their values as residuals.
 """
 
 from __future__ import annotations
 
+import itertools
 from contextlib import contextmanager, nullcontext
 
 import numpy as np
@@ -34,9 +37,11 @@ from ms_tensor import seed as _seed
 from ms_tensor.dtype import is_float
 from ms_tensor.tensor import Tensor, array_of
 
-__all__ = ["recompute", "recomputing", "taping"]
+__all__ = ["recompute", "recomputing", "region"]
 
 _scope = thread_state(list)  # names of the calls whose rerun is running, innermost last
+_regions = thread_state(list)  # (name, serial) of the recomputed calls running, outermost first
+_serial = itertools.count()
 
 
 def recomputing() -> str | None:
@@ -45,9 +50,21 @@ def recomputing() -> str | None:
     return scope[-1] if scope else None
 
 
-def taping() -> bool:
-    """Whether a tape of this thread records (recomputation then has an effect)."""
-    return any(t.recording for t in active_tapes())
+def region() -> tuple | None:
+    """``(name, serial)`` of the outermost recomputed call running (first run or rerun),
+    or None: ms-parallel's capture groups a sharded network's operators by it."""
+    regions = _regions()
+    return regions[0] if regions else None
+
+
+@contextmanager
+def _inside(name):
+    regions = _regions()
+    regions.append((name, next(_serial)))
+    try:
+        yield
+    finally:
+        regions.pop()
 
 
 def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
@@ -72,6 +89,8 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
     Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])
     """
     name = name or getattr(fn, "__qualname__", "recompute")
+    if _regions():  # inside a recomputed call, which recomputes this one with it (MindSpore)
+        return fn(*args, **kwargs)
     tapes = [t for t in active_tapes() if t.recording]
     names = list(kwargs)
     values = list(args) + [kwargs[k] for k in names]
@@ -86,7 +105,8 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
     given = {id(values[i]) for i in pos}  # a Parameter passed as an argument is one
     weights = [w for w in weights if followed(w) and id(w) not in given]
     if not pos and not weights:  # nothing to differentiate (or no tape): just run it
-        return fn(*args, **kwargs)
+        with _inside(name):
+            return fn(*args, **kwargs)
     k = len(pos)
     first, again = context_fn() if context_fn is not None else (nullcontext(), nullcontext())
 
@@ -100,7 +120,7 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
     start, fresh = _start_state()
 
     def forward(*xs):
-        with _rng(start) if fresh else nullcontext(), first:
+        with _rng(start) if fresh else nullcontext(), first, _inside(name):
             return call(xs[:k])
 
     def bprop(*inputs):
@@ -108,7 +128,7 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
         saved = [(t, array_of(t).copy()) for t in restore]
         _scope().append(name)
         try:
-            with _rng(start), again:
+            with _rng(start), again, _inside(name):
                 _, pull = vjp(lambda *a: call(a), *inputs[:k], weights=weights)
         finally:
             _scope().pop()

@@ -22,6 +22,7 @@ import numpy as np
 
 from ms_ops import functional as F
 from ms_parallel.auto.layout import TensorLayout
+from ms_parallel.auto.recompute import run_nodes
 from ms_parallel.auto.redistribution import plan_redistribution
 from ms_parallel.auto.simulate import group_of, local_slice
 from ms_tensor import Parameter, Tensor
@@ -131,30 +132,7 @@ class ShardedNet:
         rank slicing what its first reader needs. The output keeps its sliced dimensions
         unless ``whole`` (then every rank gets all of it: a pipeline stage's output)."""
         values: dict[tuple, Tensor] = {}
-        for j, node in enumerate(self.graph.nodes):
-            ins, outs = self.layouts[j]
-            args = []
-            for i, (s, lay) in enumerate(zip(node.sources, ins)):
-                if s is None:
-                    args.append(node.args[i])
-                elif s[0] == "const":
-                    args.append(Tensor(local_slice(np.asarray(node.args[i]), lay, self.rank))
-                                if lay is not None and np.ndim(node.args[i]) else node.args[i])
-                elif s[0] == "input":
-                    args.append(self._input_slice(inputs[s[1]], lay, node.spec.in_shapes[i]))
-                elif s[0] == "param":
-                    src = self.param_layout[s[1]]
-                    args.append(self._redistribute(self._param(s[1]), src, lay,
-                                                   node.spec.in_shapes[i], node.itemsize))
-                else:
-                    producer = self.graph.nodes[s[1]]
-                    src = self.layouts[s[1]][1][s[2]]
-                    args.append(self._redistribute(values[(s[1], s[2])], src, lay,
-                                                   producer.spec.out_shapes[s[2]],
-                                                   producer.itemsize))
-            out = _run(node, args, outs)
-            for o, t in enumerate(out if isinstance(out, tuple) else (out,)):
-                values[(j, o)] = t
+        run_nodes(self, values, inputs)  # each Cell.recompute() region as one call
         j, o = self.graph.outputs[0]
         out = self.layouts[j][1][o]
         keep = tuple(() for _ in out.tensor_map) if whole else out.tensor_map
@@ -162,6 +140,34 @@ class ShardedNet:
                                     self.graph.nodes[j].spec.out_shapes[o],
                                     self.graph.nodes[j].itemsize)
         return result
+
+    def run_node(self, j, values: dict, inputs) -> None:
+        """Node ``j`` on this rank's slices: its inputs redistributed from ``values`` (by
+        ``(node, output)``), ``inputs`` or the Parameters; its outputs put in ``values``."""
+        node = self.graph.nodes[j]
+        ins, outs = self.layouts[j]
+        args = []
+        for i, (s, lay) in enumerate(zip(node.sources, ins)):
+            if s is None:
+                args.append(node.args[i])
+            elif s[0] == "const":
+                args.append(Tensor(local_slice(np.asarray(node.args[i]), lay, self.rank))
+                            if lay is not None and np.ndim(node.args[i]) else node.args[i])
+            elif s[0] == "input":
+                args.append(self._input_slice(inputs[s[1]], lay, node.spec.in_shapes[i]))
+            elif s[0] == "param":
+                src = self.param_layout[s[1]]
+                args.append(self._redistribute(self._param(s[1]), src, lay,
+                                               node.spec.in_shapes[i], node.itemsize))
+            else:
+                producer = self.graph.nodes[s[1]]
+                src = self.layouts[s[1]][1][s[2]]
+                args.append(self._redistribute(values[(s[1], s[2])], src, lay,
+                                               producer.spec.out_shapes[s[2]],
+                                               producer.itemsize))
+        out = _run(node, args, outs)
+        for o, t in enumerate(out if isinstance(out, tuple) else (out,)):
+            values[(j, o)] = t
 
     def _param(self, name):
         """Parameter ``name``'s slice; one kept as parts is all-gathered (its gradient, the

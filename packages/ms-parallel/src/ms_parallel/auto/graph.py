@@ -32,6 +32,7 @@ class OpNode:
     op: object = None  # the OpDef, for nodes captured from a network (run by ``execute``)
     attrs: dict = field(default_factory=dict)
     args: tuple = ()  # static inputs and constants by position, None for other tensors
+    recompute: tuple | None = None  # the Cell.recompute() region it ran in (auto/recompute)
 
 
 @dataclass
@@ -85,14 +86,18 @@ def capture(net, *inputs) -> OpGraph:
     from ms_graph import ir
     from ms_graph.trace import current_tracer, trace
 
+    from ms_autodiff.recompute import region
     from ms_autodiff.recording import set_recorder
 
     prims = _primitives(net)
     marked: dict[int, object] = {}
+    regions: dict[int, tuple] = {}  # id(node) -> the recomputed region it ran in
 
     def note(op, values, attrs, out):
         p = prims.get(id(attrs))
         tracer = current_tracer()
+        if region() is not None and tracer is not None and tracer.graph.nodes:
+            regions[id(tracer.graph.nodes[-1])] = region()
         if p is not None and tracer is not None and tracer.graph.nodes:
             marked[id(tracer.graph.nodes[-1])] = p
 
@@ -134,6 +139,7 @@ def capture(net, *inputs) -> OpGraph:
                    node.attrs, static, None if prim is None else prim.in_strategy, itemsize)
         og.nodes[k].op = node.op
         og.nodes[k].args = tuple(args)  # with the constants, for ``execute``
+        og.nodes[k].recompute = regions.get(id(node))
         for i, o in enumerate(node.outputs):
             where[id(o)] = ("op", k, i)
     for v in graph.outputs:

@@ -9,10 +9,10 @@ activations are alive on stage ``s``. Activations go forward and their gradients
 with ms-parallel's Send/Receive operators; each stage differentiates its own part with
 ``vjp``. The last stage computes ``loss_fn(output, labels) / micro_size`` per micro-batch,
 so the gradients it accumulates are the whole batch's (for a mean loss). When every cell of a
-stage is marked with ``Cell.recompute()``, the stage keeps only each micro-batch's input and
-runs its forward again in the backward pass (activation recomputation); a marked cell
-among or inside the others recomputes only its own activations
-(``ms_parallel.auto.recompute``).
+stage is marked with ``Cell.recompute()``, the stage is one ``ms_autodiff.recompute`` call:
+it keeps only each micro-batch's input and runs its forward again in the backward pass; a
+marked cell among or inside the others recomputes only its own activations (``Cell``'s
+own recompute; a sharded stage's ``ShardedNet`` recomputes the marked cells' operators).
 
 Send and Receive block (MPI standard mode: a large message waits for its receive), so in the
 steady phase a stage receives the gradient of micro-batch ``i`` before it sends the
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_autodiff import vjp
-from ms_parallel.auto.recompute import marked, recomputing
+from ms_autodiff.recompute import recompute
 from ms_tensor import Tensor
 
 __all__ = ["PipelineCell"]
@@ -120,11 +120,10 @@ class PipelineCell:
                     return self.loss_fn(self._run(a), ys[m]) / float(self.micro)
             else:
                 fn = self._run
-            if self.recompute:
-                out, pull = fn(inp), (fn, inp)
-            else:  # cells marked inside the stage keep their inputs only
-                with recomputing(self.cells):
-                    out, pull = vjp(fn, inp, weights=self.params)
+            if self.recompute:  # the whole stage is one recomputed call
+                stage_fn, fn = fn, lambda a: recompute(stage_fn, a, weights=self.params,
+                                                       name=f"stage {self.stage}")
+            out, pull = vjp(fn, inp, weights=self.params)
             if last:
                 losses.append(out)
             elif send:
@@ -143,8 +142,6 @@ class PipelineCell:
         def backward(m, cot):
             nonlocal grads
             pull, _ = pending.pop(m)
-            if self.recompute:
-                pull = vjp(pull[0], pull[1], weights=self.params)[1]
             in_grads, w_grads = pull(cot)
             grads = list(w_grads) if grads is None else [a + b for a, b in zip(grads, w_grads)]
             if not first:
@@ -215,10 +212,6 @@ class PipelineCell:
             plan.save(save, stage=(self.stage, world))
         sharded = ShardedNet(plan, self.local, {k: p.asnumpy() for k, p in by_name.items()},
                              world=world)
-        if marked(self.cells) and not self.recompute:
-            raise ValueError(f"PipelineCell: stage {self.stage} is sharded over {self.width} "
-                             "ranks, where Cell.recompute() works for the whole stage only "
-                             "(mark every cell of the stage, or none)")
         if set(sharded.params) != set(by_name):
             raise ValueError(f"PipelineCell: stage {self.stage}'s Parameters "
                              f"{sorted(set(by_name) - set(sharded.params))} are not read by "
