@@ -76,6 +76,19 @@ def test_a_pipeline_merge_mindspore_wrote_loads_here_and_ours_equals_it(tmp_path
         merge_pipeline_strategys(str(src), str(tmp_path / "m.ckpt"))
 
 
+def test_mindspores_json_stage_files_merge_and_load_as_in_mindspore(tmp_path):
+    got = build_searched_strategy(str(DATA / "ms_merged.json"))  # MindSpore's merge output
+    assert (got["w1"].ranks, got["w1"].pipeline_stage) == ([2, 3], 1)
+    assert rank_list_for_transform(0, str(DATA / "ms_merged.json"), None) == [0, 1, 2, 3]
+    src = tmp_path / "stages"
+    src.mkdir()
+    for f in ("ms_stage0.json", "ms_stage1.json"):
+        shutil.copy(DATA / f, src)
+    merge_pipeline_strategys(str(src), str(tmp_path / "merged.json"))
+    assert json.loads((tmp_path / "merged.json").read_text()) == \
+        json.loads((DATA / "ms_merged.json").read_text())
+
+
 def test_our_stage_files_merge_as_mindspores_do(tmp_path):
     src = tmp_path / "stages"
     half = TensorLayout((2,), ((), (0,)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
 
 from ms_parallel.auto.strategy_proto import from_strategy_bytes, is_json, to_strategy_bytes
@@ -71,7 +72,7 @@ def read_strategy_file(path) -> dict:
     if not blob:
         raise ValueError(f"strategy file {path} is empty")
     if not is_json(path):
-        return from_strategy_bytes(blob, path)
+        return _stages(from_strategy_bytes(blob, path), path)
     try:
         data = json.loads(blob.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -79,7 +80,33 @@ def read_strategy_file(path) -> dict:
                          "JSON, any other protobuf)") from None
     if not isinstance(data, dict):
         raise ValueError(f"strategy file {path}: a JSON {type(data).__name__}, not an object")
-    return data
+    return _stages(data, path)
+
+
+def _stages(data: dict, path) -> dict:
+    """MindSpore's merged files (``merge_pipeline_strategys``) name stage ``s``'s Parameters
+    ``"{s}-{name}"``: each gets its stage and world ranks (stage ``s`` of ``D`` devices:
+    ``s*D .. s*D + D - 1``, MindSpore's numbering). This project's merged JSON names them."""
+    items = data.get("parallel_layout_item")
+    if not isinstance(items, dict):
+        return data
+    out = {}
+    for name, item in items.items():
+        merged = re.fullmatch(r"(\d+)-(.+)", name)
+        if merged and isinstance(item, dict) and "stage_ranks" not in item:
+            stage, name = int(merged.group(1)), merged.group(2)
+            try:
+                width = math.prod(int(d) for d in item["dev_matrix"])
+            except (KeyError, TypeError, ValueError):
+                raise ValueError(f"strategy file {path}: Parameter {name!r} has no valid "
+                                 "dev_matrix") from None
+            item = {**item, "pipeline_stage": stage,
+                    "stage_ranks": list(range(stage * width, (stage + 1) * width))}
+            if name in out and out[name] != item:
+                raise ValueError(f"strategy file {path}: Parameter {name!r} lies in several "
+                                 "pipeline stages; shared Parameters are not read")
+        out[name] = item
+    return {**data, "parallel_layout_item": out}
 
 
 def _device_num(data: dict):

@@ -142,8 +142,8 @@ def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
     """One strategy file from the pipeline stages' files in ``src_strategy_dirs`` (e.g. one
     per rank), for ``transform_checkpoints`` of a pipelined run. As MindSpore's: every
     ``*.ckpt`` there (protobuf; the merged file is protobuf, its Parameters named
-    ``"{stage}-{name}"``) or every ``*.json`` (JSON: each Parameter keeps its stage and the
-    world ranks its layout lies on), not both."""
+    ``"{stage}-{name}"``) or every ``*.json`` (JSON: this project's keep each Parameter's
+    stage and world ranks; MindSpore's are merged as MindSpore does), not both."""
     if not isinstance(src_strategy_dirs, str) or not os.path.isdir(src_strategy_dirs):
         raise NotADirectoryError(f"merge_pipeline_strategys: {src_strategy_dirs!r} is not a "
                                  "directory")
@@ -197,11 +197,17 @@ def _merge_protobuf(paths, dst) -> None:
 
 
 def _merge_json(paths, dst) -> None:
-    merged: dict = {}
+    """This project's stage files (Parameters with their stage's world ranks) joined, or
+    MindSpore's (operators with their ``stage``) merged as MindSpore merges them."""
+    datas = {}
     for path in paths:
         build_searched_strategy(path)  # checked
-        items = read_strategy_file(path)["parallel_layout_item"]
-        for name, item in items.items():
+        datas[path] = read_strategy_file(path)
+    if all("parallel_strategy_item" in d for d in datas.values()):
+        return _merge_mindspore_json(datas, dst)
+    merged: dict = {}
+    for path, data in datas.items():
+        for name, item in data["parallel_layout_item"].items():
             if "stage_ranks" not in item:
                 raise ValueError(f"merge_pipeline_strategys: {path} is not a pipeline stage's "
                                  f"strategy (Parameter {name!r} has no stage)")
@@ -216,3 +222,27 @@ def _merge_json(paths, dst) -> None:
     with open(dst, "w", encoding="utf-8") as fh:
         json.dump({"pipeline_stages": len(stages), "parallel_layout_item": merged}, fh,
                   indent=1, sort_keys=True)
+
+
+def _merge_mindspore_json(datas: dict, dst) -> None:
+    """MindSpore's JSON merge: the stages' operators, their Parameters named
+    ``"{stage}-{name}"`` (a stage seen before is skipped)."""
+    out: dict = {"current_stage": 1, "parallel_strategy_item": {}, "parallel_layout_item": {}}
+    stages = []
+    for path, data in datas.items():
+        ops, items = data["parallel_strategy_item"], data["parallel_layout_item"]
+        if not ops or not items or not isinstance(ops, dict):
+            raise ValueError(f"merge_pipeline_strategys: the strategy file {path} is empty "
+                             "(no operators or no Parameter layouts)")
+        first = next(iter(ops.values()))
+        stage = first.get("stage") if isinstance(first, dict) else None
+        if not isinstance(stage, int):
+            raise ValueError(f"merge_pipeline_strategys: {path}'s operators have no stage")
+        if stage in stages:
+            continue
+        out["parallel_layout_item"].update({f"{stage}-{k}": v for k, v in items.items()})
+        out["parallel_strategy_item"].update(ops)
+        stages.append(stage)
+    _check_stages(stages)
+    with open(dst, "w", encoding="utf-8") as fh:
+        json.dump(out, fh, indent=1, sort_keys=True)

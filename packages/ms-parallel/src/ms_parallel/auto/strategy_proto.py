@@ -10,8 +10,7 @@ MindSpore's own classes parse them.
 
 ``to_strategy_bytes``/``from_strategy_bytes`` convert between those bytes and the
 dictionary a JSON strategy file holds (``operators``: name -> ``in_strategy`` and
-``stage``; ``parallel_layout_item``: name -> layout fields). A merged pipeline file
-(``merge_pipeline_strategys``) names each Parameter ``"{stage}-{name}"``, as MindSpore's.
+``stage``; ``parallel_layout_item``: name -> layout fields).
 
 >>> data = {"operators": {"MatMul-0": {"in_strategy": [[2, 1], [1, 1]]}},
 ...         "parallel_layout_item": {"w": {"dev_matrix": [2, 1], "tensor_map": [-1, -1],
@@ -23,8 +22,6 @@ dictionary a JSON strategy file holds (``operators``: name -> ``in_strategy`` an
 """
 
 from __future__ import annotations
-
-import re
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, EncodeError
@@ -179,30 +176,14 @@ def _layout_item(layouts, path, name) -> dict:
 
 
 def from_strategy_bytes(data: bytes, path) -> dict:
-    """The JSON strategy dictionary of a ``ParallelStrategyMap``; a merged file's
-    ``"{stage}-{name}"`` Parameters get their stage and its world ranks (stage ``s`` of
-    ``D`` devices: ranks ``s*D .. s*D + D - 1``, MindSpore's numbering)."""
+    """The JSON strategy dictionary of a ``ParallelStrategyMap`` (names as in the file)."""
     msg = parse(data, "ParallelStrategyMap", path, "strategy file")
     operators = {item.node_name: {"in_strategy": [list(s.dim) for s in
                                                   item.parallel_strategys.parallel_strategy],
                                   "stage": item.parallel_strategys.stage}
                  for item in msg.parallel_strategy_item}
-    items = {}
-    for entry in msg.parallel_layout_item:
-        item = _layout_item(entry.parallel_layouts, path, entry.param_name)
-        name, merged = entry.param_name, re.fullmatch(r"(\d+)-(.+)", entry.param_name)
-        if merged:
-            stage, name = int(merged.group(1)), merged.group(2)
-            width = 1
-            for d in item["dev_matrix"]:
-                width *= d
-            item.update(pipeline_stage=stage,
-                        stage_ranks=list(range(stage * width, (stage + 1) * width)))
-        if name in items and items[name] != item:
-            raise ValueError(f"{path}: Parameter {name!r} lies in several pipeline stages "
-                             f"({items[name].get('pipeline_stage')} and "
-                             f"{item.get('pipeline_stage')}); shared Parameters are not read")
-        items[name] = item
+    items = {entry.param_name: _layout_item(entry.parallel_layouts, path, entry.param_name)
+             for entry in msg.parallel_layout_item}
     return {"current_stage": msg.current_stage, "operators": operators,
             "parallel_layout_item": items}
 

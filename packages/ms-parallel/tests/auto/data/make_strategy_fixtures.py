@@ -13,9 +13,14 @@ It writes, next to itself:
   axes: one TensorMap per dimension);
 - ``ms_stage0.ckpt``/``ms_stage1.ckpt`` and ``ms_merged.ckpt``: two pipeline stages of 2
   devices each, and MindSpore's merge of them (Parameters named ``"{stage}-{name}"``);
+- ``ms_stage0.json``/``ms_stage1.json`` and ``ms_merged.json``: the same stages as JSON, and
+  MindSpore's merge of them. MindSpore writes JSON strategy files from C++ only during a
+  distributed compile (not possible on a CPU host), so the stage files are written here with
+  the keys MindSpore's Python readers take; the merged file is MindSpore's output;
 - ``ms_group.pb``: a ``ParallelGroupMap`` with two groups and restore ranks [1, 3].
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -67,6 +72,19 @@ with tempfile.TemporaryDirectory() as stages:
         write(f"ms_stage{stage}.ckpt", blob)
         shutil.copy(os.path.join(HERE, f"ms_stage{stage}.ckpt"), stages)
     merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.ckpt"))
+with tempfile.TemporaryDirectory() as stages:
+    for stage, pname in ((0, "w0"), (1, "w1")):
+        data = {"current_stage": 1, "parallel_strategy_item": {
+            f"Default/network-Net/MatMul-op{stage}": {"stage": stage,
+                                                     "parallel_strategy": [[1, 1], [1, 2]]}},
+                "parallel_layout_item": {pname: {
+                    "dev_matrix": [2], "tensor_map": [-1, 0], "param_split_shape": [],
+                    "indices_offset": [], "field": 0, "opt_weight_shard_step": 0,
+                    "opt_weight_shard_size": 0}}}
+        with open(os.path.join(HERE, f"ms_stage{stage}.json"), "w") as f:
+            json.dump(data, f, indent=1)
+        shutil.copy(os.path.join(HERE, f"ms_stage{stage}.json"), stages)
+    merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.json"))
 group = pb.ParallelGroupMap()
 for gname, ranks in (("4-1-3", [1, 3]), ("hccl_world_group", [0, 1, 2, 3])):
     item = group.parallel_group_item.add()
