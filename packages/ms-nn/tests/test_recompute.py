@@ -47,9 +47,9 @@ class Net(Cell):
         return self.head(F.sin(self.block(x, 0.5, squash=True)))
 
 
-def _pair(extra=None):
-    """An unmarked and a marked net with the same weights."""
-    plain, marked = Net(False, extra and extra()), Net(True, extra and extra())
+def _pair(extra=None, mark=True):
+    """An unmarked and a marked (``mark``) net with the same weights."""
+    plain, marked = Net(False, extra and extra()), Net(mark, extra and extra())
     for p, q in zip(plain.get_parameters(), marked.get_parameters()):
         array_of(q)[...] = array_of(p)
     return plain, marked
@@ -206,3 +206,25 @@ def test_a_cell_returning_a_non_tensor_is_named():
     with pytest.raises(TypeError, match=r"Pair\.recompute\(\): a recomputed call must "
                                         r"return a Tensor or a tuple of Tensors, got list"):
         ad.grad(Outer())(X)
+
+
+@pytest.mark.usefixtures("mode")
+def test_the_functional_form_recomputes_one_call():
+    from ms_nn.cell_recompute import recompute
+
+    plain, other = _pair(mark=False)
+
+    class Functional(Cell):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x):
+            return self.net.head(F.sin(recompute(self.net.block, x, 0.5, squash=True)))
+
+    wrapped = Functional(other)
+    got = ad.grad(lambda x: wrapped(x).sum(), 0, other.trainable_params())(X)
+    want = ad.grad(lambda x: plain(x).sum(), 0, plain.trainable_params())(X)
+    _close([got[0], *got[1]], [want[0], *want[1]])
+    with pytest.raises(TypeError, match="recompute: block must be a Cell, got function"):
+        recompute(lambda x: x, X)

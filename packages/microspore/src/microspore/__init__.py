@@ -55,6 +55,7 @@ _NAMES = {
     # functional differentiation (ms-autodiff)
     "grad": "ms_autodiff", "value_and_grad": "ms_autodiff", "vjp": "ms_autodiff",
     "jvp": "ms_autodiff", "jacrev": "ms_autodiff", "jacfwd": "ms_autodiff", "vmap": "ms_autodiff",
+    "recompute": "ms_nn.cell_recompute",  # recompute(block, *args): one call, checkpointed
     # distributed training (ms-parallel)
     **dict.fromkeys(("set_auto_parallel_context", "get_auto_parallel_context",
                      "reset_auto_parallel_context", "ParallelMode"), "ms_parallel.context"),

@@ -9,11 +9,12 @@ a recording tape (evaluation, inference) the Cell runs as written.
 
 MindSpore's keyword arguments are checked here, when the Cell is marked: those whose
 behaviour microspore has are accepted, the others refused by name with the reason.
+``recompute(block, *args)`` is MindSpore's functional form (``ms.recompute``) for one call.
 """
 
 from __future__ import annotations
 
-__all__ = ["options", "call"]
+__all__ = ["options", "call", "recompute"]
 
 _KWARGS = ("mp_comm_recompute", "parallel_optimizer_comm_recompute",
            "recompute_slice_activation")
@@ -62,3 +63,30 @@ def call(cell, run, args, kwargs):
                      restore=[p for p in params if not p.requires_grad],
                      name=type(cell).__name__,
                      context_fn=cell.__dict__["_recompute"]["context_fn"], **kwargs)
+
+
+def recompute(block, *args, use_reentrant=True, output_recompute=False, early_stop=True,
+              context_fn=None, **kwargs):
+    """``block(*args, **kwargs)`` with its activations recomputed in the backward pass
+    (MindSpore's ``mindspore.recompute``): as a Cell marked with ``recompute()``, for this
+    call only.
+
+    >>> import numpy as np
+    >>> from ms_autodiff import grad
+    >>> from ms_nn import Dense
+    >>> from ms_tensor import Tensor
+    >>> dense = Dense(2, 2, weight_init="ones", bias_init="zeros")
+    >>> grad(lambda x: recompute(dense, x).sum())(Tensor(np.ones((1, 2), np.float32)))
+    Tensor(shape=[1, 2], dtype=Float32, value=
+    [[ 2.00000000e+00,  2.00000000e+00]])
+    """
+    from ms_autodiff.recompute import recompute as run
+    from ms_nn.cell import Cell
+
+    if not isinstance(block, Cell):
+        raise TypeError(f"recompute: block must be a Cell, got {type(block).__name__}")
+    options(block, use_reentrant, output_recompute, early_stop, context_fn, {})
+    params = list(block.get_parameters())
+    return run(block, *args, weights=[p for p in params if p.requires_grad],
+               restore=[p for p in params if not p.requires_grad],
+               name=type(block).__name__, context_fn=context_fn, **kwargs)
