@@ -25,13 +25,10 @@ import os
 import shutil
 import tempfile
 
-from mindspore.parallel import merge_pipeline_strategys
-from mindspore.train import node_strategy_pb2 as pb
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def strategy_map(ops, params, stage=0):
+def strategy_map(pb, ops, params, stage=0):
     out = pb.ParallelStrategyMap()
     out.current_stage = 1
     for name, strategy in ops:
@@ -60,35 +57,45 @@ def write(name, blob):
         f.write(blob)
 
 
-write("ms_strategy.ckpt", strategy_map(
-    [("Default/network-Net/MatMul-op0", [[2, 1], [1, 2]]),
-     ("Default/network-Net/MatMul-op1", [[4, 1], [1, 1]])],
-    [("w", [2, 2], [[-1, 0]], 2, 2), ("b", [2, 2], [[-1]], 0, 0),
-     ("e", [2, 2], [[1, 0], [-1]], 0, 0)]))
-with tempfile.TemporaryDirectory() as stages:
-    for stage, pname in ((0, "w0"), (1, "w1")):
-        blob = strategy_map([(f"Default/network-Net/MatMul-op{stage}", [[1, 1], [1, 2]])],
-                            [(pname, [2], [[-1, 0]], 0, 0)], stage)
-        write(f"ms_stage{stage}.ckpt", blob)
-        shutil.copy(os.path.join(HERE, f"ms_stage{stage}.ckpt"), stages)
-    merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.ckpt"))
-with tempfile.TemporaryDirectory() as stages:
-    for stage, pname in ((0, "w0"), (1, "w1")):
-        data = {"current_stage": 1, "parallel_strategy_item": {
-            f"Default/network-Net/MatMul-op{stage}": {"stage": stage,
-                                                     "parallel_strategy": [[1, 1], [1, 2]]}},
-                "parallel_layout_item": {pname: {
-                    "dev_matrix": [2], "tensor_map": [-1, 0], "param_split_shape": [],
-                    "indices_offset": [], "field": 0, "opt_weight_shard_step": 0,
-                    "opt_weight_shard_size": 0}}}
-        with open(os.path.join(HERE, f"ms_stage{stage}.json"), "w") as f:
-            json.dump(data, f, indent=1)
-        shutil.copy(os.path.join(HERE, f"ms_stage{stage}.json"), stages)
-    merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.json"))
-group = pb.ParallelGroupMap()
-for gname, ranks in (("4-1-3", [1, 3]), ("hccl_world_group", [0, 1, 2, 3])):
-    item = group.parallel_group_item.add()
-    item.group_name = gname
-    item.parallel_group_ranks.dim.extend(ranks)
-group.ckpt_restore_rank_list.dim.extend([1, 3])
-write("ms_group.pb", group.SerializeToString())
+def main():
+    # MindSpore's own classes and merge (imported here: pytest imports this file)
+    from mindspore.parallel import merge_pipeline_strategys
+    from mindspore.train import node_strategy_pb2 as pb
+
+    write("ms_strategy.ckpt", strategy_map(
+        pb, [("Default/network-Net/MatMul-op0", [[2, 1], [1, 2]]),
+             ("Default/network-Net/MatMul-op1", [[4, 1], [1, 1]])],
+        [("w", [2, 2], [[-1, 0]], 2, 2), ("b", [2, 2], [[-1]], 0, 0),
+         ("e", [2, 2], [[1, 0], [-1]], 0, 0)]))
+    with tempfile.TemporaryDirectory() as stages:
+        for stage, pname in ((0, "w0"), (1, "w1")):
+            node = f"Default/network-Net/MatMul-op{stage}"
+            blob = strategy_map(pb, [(node, [[1, 1], [1, 2]])], [(pname, [2], [[-1, 0]], 0, 0)],
+                                stage)
+            write(f"ms_stage{stage}.ckpt", blob)
+            shutil.copy(os.path.join(HERE, f"ms_stage{stage}.ckpt"), stages)
+        merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.ckpt"))
+    with tempfile.TemporaryDirectory() as stages:
+        for stage, pname in ((0, "w0"), (1, "w1")):
+            data = {"current_stage": 1, "parallel_strategy_item": {
+                f"Default/network-Net/MatMul-op{stage}": {"stage": stage,
+                                                         "parallel_strategy": [[1, 1], [1, 2]]}},
+                    "parallel_layout_item": {pname: {
+                        "dev_matrix": [2], "tensor_map": [-1, 0], "param_split_shape": [],
+                        "indices_offset": [], "field": 0, "opt_weight_shard_step": 0,
+                        "opt_weight_shard_size": 0}}}
+            with open(os.path.join(HERE, f"ms_stage{stage}.json"), "w") as f:
+                json.dump(data, f, indent=1)
+            shutil.copy(os.path.join(HERE, f"ms_stage{stage}.json"), stages)
+        merge_pipeline_strategys(stages, os.path.join(HERE, "ms_merged.json"))
+    group = pb.ParallelGroupMap()
+    for gname, ranks in (("4-1-3", [1, 3]), ("hccl_world_group", [0, 1, 2, 3])):
+        item = group.parallel_group_item.add()
+        item.group_name = gname
+        item.parallel_group_ranks.dim.extend(ranks)
+    group.ckpt_restore_rank_list.dim.extend([1, 3])
+    write("ms_group.pb", group.SerializeToString())
+
+
+if __name__ == "__main__":
+    main()
