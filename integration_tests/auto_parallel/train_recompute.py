@@ -5,7 +5,8 @@ process without it.
 with semi-auto parallel; every rank trains its slices (``ShardedNet``) and asserts the
 losses and gradients of the unmarked single-process run, that the captured plan knows the
 pair's three operators as one recomputed region, and that its tape keeps fewer bytes than
-the same ShardedNet without the mark. ``pipeline``: one pipeline stage sharded over all the
+the same ShardedNet without the mark; a ``jit``-compiled step equals the eager one and
+its graph reruns the pair. ``pipeline``: one pipeline stage sharded over all the
 ranks (``PipelineCell(..., width=n)``) whose second cell alone is marked, trained with SGD
 for three steps against the unmarked single process. Each rank prints ``rank R ok``.
 
@@ -15,10 +16,12 @@ usage: train_recompute.py sharded|pipeline
 import sys
 
 import numpy as np
+from ms_graph import jit
 
 from ms_autodiff import value_and_grad
 from ms_autodiff.tape import Tape
 from ms_nn import Cell, MSELoss, SequentialCell
+from ms_nn.optim.optimizer import assign
 from ms_ops import Add, MatMul, ReduceMean, ReLU
 from ms_parallel.auto.execute import ShardedNet
 from ms_parallel.auto.graph import capture
@@ -101,6 +104,38 @@ def sharded(rank, n):
     # the pair's (16, 32 / n) activations leave the tape: MatMul's and ReLU's outputs
     assert plain - marked >= 2 * 16 * (32 // n) * 8, (plain, marked)
     print(f"rank {rank} tape bytes plain {plain} recomputed {marked}", flush=True)
+    compiled(runs[True].plan, rank, full, x)
+
+
+def trainer(s):
+    names = sorted(s.params)
+    weights = [s.params[k] for k in names]
+    grad = value_and_grad(s.loss_for_grad, None, weights)
+
+    def step(x):
+        loss, grads = grad(x)
+        grads = s.reduce_gradients(dict(zip(names, grads)))
+        for k, w in zip(names, weights):
+            assign(w, w - 0.1 * grads[k])
+        return loss
+    return step
+
+
+def compiled(result, rank, full, x):
+    """A jit-compiled sharded step with the marked pair equals the eager one, step for
+    step, and its graph reruns the pair's operators (``Node.recompute``)."""
+    eager_net, graph_net = ShardedNet(result, rank, full), ShardedNet(result, rank, full)
+    eager, step = trainer(eager_net), jit(trainer(graph_net), capture_mode="trace")
+    for k in range(3):
+        xk = x * float(k + 1)
+        a, b = float(eager(xk).asnumpy()), float(step(xk).asnumpy())
+        assert abs(a - b) <= 1e-12 * max(1.0, abs(a)), (k, a, b)
+    (graph,) = step.graphs()
+    rerun = [nd.name for nd in graph.nodes if nd.recompute is not None]
+    assert "MatMul" in rerun and "ReLU" in rerun, rerun
+    for name in eager_net.params:
+        np.testing.assert_allclose(graph_net.params[name].asnumpy(),
+                                   eager_net.params[name].asnumpy(), rtol=0, atol=1e-12)
 
 
 class Dense(Cell):

@@ -185,8 +185,9 @@ def _check_rerun(node) -> None:
     """A recomputed region's rerun must repeat its first run; in a graph, a random
     operator's copy would draw new numbers and an in-place update would apply twice."""
     op = node.op
-    if op.stateful or op.written:
-        what = "draws random numbers" if op.stateful else "updates a tensor in place"
+    random = op.stateful and op.seed_attrs  # not a collective, which reruns on every rank
+    if random or op.written:
+        what = "draws random numbers" if random else "updates a tensor in place"
         raise TraceError(
             f"{node.recompute}.recompute(): {op.name} {what}, which a compiled graph cannot "
             "repeat identically when it recomputes the cell in the backward pass. Take "
