@@ -85,7 +85,7 @@ def test_registered():
 
 
 def test_setting():
-    assert compiled_overlap() is False
+    assert compiled_overlap() is True  # on by default
     with pytest.raises(TypeError, match="bool"):
         set_compiled_overlap("yes")
 
