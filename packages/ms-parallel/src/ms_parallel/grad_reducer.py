@@ -16,7 +16,10 @@ Two ways to run, same numbers:
   their data while the backward pass computes (MPICH progresses a request only inside
   MPI calls);
 - while recorded (under ``grad``, in ``jit`` or GRAPH_MODE), as operators (Concat,
-  ``AllReduce``, Split, Reshape), so the reduction is part of the compiled graph.
+  ``AllReduce``, Split, Reshape), so the reduction is part of the compiled graph. With
+  ``overlap`` (the default: ``ms_parallel.overlap``) a bucket's AllReduce is traced as
+  ``AllReduceStart``/``AllReduceWait``, and the compiled graph's schedule pass
+  (``ms_parallel.overlap_pass``) starts each bucket where its gradients are ready.
 """
 
 from __future__ import annotations

@@ -79,7 +79,8 @@ def ms_register_passes(registry: RegistryView) -> None:
 
     ``fn(graph) -> graph``, or ``"module:function"`` so that nothing is imported until
     a graph is compiled; graph mode runs the passes of each stage in order of
-    registration. A plugin's pass runs in every compiled graph.
+    registration: the ``"optimize"`` ones, then the ``"schedule"`` ones (they order the
+    final graph's nodes for running). A plugin's pass runs in every compiled graph.
     """
 
 
