@@ -51,16 +51,17 @@ def recomputing() -> str | None:
 
 
 def region() -> tuple | None:
-    """``(name, serial)`` of the outermost recomputed call running (first run or rerun),
-    or None: ms-parallel's capture groups a sharded network's operators by it."""
+    """``(name, serial)`` of the outermost recomputed call running (its first run and its
+    rerun give the same), or None: ms-graph's tracer pairs the two runs' random and
+    in-place operators by it, ms-parallel's capture groups a sharded network's operators."""
     regions = _regions()
     return regions[0] if regions else None
 
 
 @contextmanager
-def _inside(name):
+def _inside(key):
     regions = _regions()
-    regions.append((name, next(_serial)))
+    regions.append(key)
     try:
         yield
     finally:
@@ -105,9 +106,10 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
     given = {id(values[i]) for i in pos}  # a Parameter passed as an argument is one
     weights = [w for w in weights if followed(w) and id(w) not in given]
     if not pos and not weights:  # nothing to differentiate (or no tape): just run it
-        with _inside(name):
+        with _inside((name, next(_serial))):
             return fn(*args, **kwargs)
     k = len(pos)
+    key = (name, next(_serial))  # one region: its first run and its rerun
     first, again = context_fn() if context_fn is not None else (nullcontext(), nullcontext())
 
     def call(xs):
@@ -120,7 +122,7 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
     start, fresh = _start_state()
 
     def forward(*xs):
-        with _rng(start) if fresh else nullcontext(), first, _inside(name):
+        with _rng(start) if fresh else nullcontext(), first, _inside(key):
             return call(xs[:k])
 
     def bprop(*inputs):
@@ -128,7 +130,7 @@ def recompute(fn, *args, weights=(), restore=(), name: str | None = None,
         saved = [(t, array_of(t).copy()) for t in restore]
         _scope().append(name)
         try:
-            with _rng(start), again, _inside(name):
+            with _rng(start), again, _inside(key):
                 _, pull = vjp(lambda *a: call(a), *inputs[:k], weights=weights)
         finally:
             _scope().pop()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ms_autodiff.recompute import recomputing
+from ms_autodiff.recompute import recomputing, region
 from ms_autodiff.recording import set_recorder, thread_state
 from ms_graph import value_reads
 from ms_graph.ir import Graph, Node, Static, Value
@@ -72,6 +72,8 @@ class Tracer:
         self._previous = None
         self._fixed: set[int] = set()  # ids of node outputs computed from constants only
         self._reads = value_reads.capturing()
+        # recomputed region -> its first run's random and in-place nodes, for the rerun
+        self._effects: dict[tuple, list] = {}
 
     # -- values ----------------------------------------------------------------------
     def _bind(self, t: Tensor, v: Value) -> None:
@@ -147,6 +149,12 @@ class Tracer:
 
     # -- recording -------------------------------------------------------------------
     def record(self, op, values, attrs, out) -> None:
+        effects = region() if op.written or (op.stateful and op.seed_attrs) else None
+        if effects is not None and recomputing() is not None:
+            self._reuse(op, effects, out)  # a random or in-place operator is not rerun
+            if self._previous is not None:
+                self._previous(op, values, attrs, out)
+            return
         args = []
         for i, a in enumerate(op.inputs):
             v = values[i]
@@ -158,8 +166,8 @@ class Tracer:
                 args.append(self.const_of(dispatch.input_array(op, a.name, v)))
         node = Node(op, args, dict(attrs))
         node.recompute = recomputing()
-        if node.recompute is not None:
-            _check_rerun(node)
+        if effects is not None:
+            self._effects.setdefault(effects, []).append(node)
         for o in (out if type(out) is tuple else (out,)):
             self._bind(o, node.add_output(spec_of(array_of(o))))
         if not op.stateful and all(not isinstance(a, Value) or a.is_const or
@@ -168,6 +176,21 @@ class Tracer:
         self.graph.nodes.append(node)
         if self._previous is not None:
             self._previous(op, values, attrs, out)
+
+    def _reuse(self, op, key, out) -> None:
+        """The rerun of a recomputed region (``ms_autodiff.recompute``) calls a random or
+        in-place operator: its outputs are the first run's, in order (a copy would draw
+        other numbers, or update twice), and those become residuals instead."""
+        first = self._effects.get(key)
+        if not first or first[0].op is not op:
+            raise TraceError(
+                f"{key[0]}.recompute(): its rerun called {op.name} where its first run "
+                "called " + (first[0].op.name if first else "no more random or in-place "
+                             "operators") + "; a compiled graph reuses the first run's random "
+                "and in-place operators in order, so both runs must call the same ones")
+        node = first.pop(0)
+        for o, v in zip(out if type(out) is tuple else (out,), node.outputs):
+            self._bind(o, v)
 
     def __enter__(self) -> Tracer:
         self._previous = set_recorder(self.record)
@@ -179,20 +202,6 @@ class Tracer:
         self._reads.__exit__()
         _tracers().remove(self)
         set_recorder(self._previous)
-
-
-def _check_rerun(node) -> None:
-    """A recomputed region's rerun must repeat its first run; in a graph, a random
-    operator's copy would draw new numbers and an in-place update would apply twice."""
-    op = node.op
-    random = op.stateful and op.seed_attrs  # not a collective, which reruns on every rank
-    if random or op.written:
-        what = "draws random numbers" if random else "updates a tensor in place"
-        raise TraceError(
-            f"{node.recompute}.recompute(): {op.name} {what}, which a compiled graph cannot "
-            "repeat identically when it recomputes the cell in the backward pass. Take "
-            f"{op.name} out of the recomputed cell, or run the step in PyNative mode "
-            "(which replays the random state and restores the updated tensors).")
 
 
 # -- argument and result structures ---------------------------------------------------
