@@ -11,7 +11,8 @@ to it; AUTO_PARALLEL must use it). ``--layout 1d``: rows cut n ways, then the co
 the given one (also in the saved strategy file), the redistribution into it is the
 expected collectives, the second MatMul's strategy follows from it, in GRAPH_MODE the
 one compiled step holds those collectives, and a call of the trained network gives the
-single network's outputs.
+single network's outputs. ``--layout 2d`` also moves a 4 MB tensor whose rows are cut by
+both axes to its columns: one 4-way AlltoAll.
 Rank 0 prints ``step K sharded L1 single L2``.
 
 usage: train_reshard.py --layout 1d|2d [--auto] [--graph] [--steps K] --save FILE
@@ -120,4 +121,17 @@ if args.graph:
     assert run.misses == 1 and run.hits == args.steps - 1, (run.misses, run.hits)
     ops = [node.op.name for g in run.graphs() for node in g.nodes if hasattr(node.op, "name")]
     assert "Reshard" in ops and set(INTO) - {"Split"} <= set(ops), sorted(set(ops))
+if args.layout == "2d" and not args.graph:
+    # rows cut by both axes -> columns cut by both, 4 MB: one 4-way AlltoAll on the ranks
+    from ms_parallel.auto.execute import redistribute
+    from ms_parallel.auto.layout import TensorLayout
+    from ms_parallel.auto.simulate import local_slice
+    from ms_parallel.groups import WORLD
+
+    src, dst = TensorLayout((2, 2), ((0, 1), ())), TensorLayout((2, 2), ((), (0, 1)))
+    big = np.arange(1024.0 * 1024, dtype=np.float32).reshape(1024, 1024)
+    assert [s.kind for s in plan_redistribution(src, dst, big.shape).steps] == ["AlltoAll"]
+    got = redistribute(Tensor(np.ascontiguousarray(local_slice(big, src, rank))), src, dst,
+                       big.shape, rank, lambda ranks: WORLD if len(ranks) == n else None)
+    np.testing.assert_array_equal(got.asnumpy(), local_slice(big, dst, rank))
 print(f"rank {rank} ok", flush=True)

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from ms_parallel.auto.layout import TensorLayout, common_refinement, strategy_layout
 from ms_parallel.auto.redistribution import (
     _moves,
+    _search,
     estimate_redistribution,
+    glued,
     plan_redistribution,
     step_cost,
 )
@@ -82,9 +84,16 @@ def test_chosen_sequence_is_the_cheapest_considered(case):
     if start == goal:
         assert plan.steps == () and plan.cost == 0
         return
-    assume(len(plan.steps) <= 4)  # enumerating longer sequences takes too long
-    others = _all_sequences(start, goal, dev, shape, topo, len(plan.steps) + 1)
-    assert others and min(others) >= plan.cost - 1e-15
+    # the device matrix and, where both layouts keep adjacent axes together, the coarser one
+    chosen = []
+    for x, y in filter(None, ((a, b), glued(a, b))):
+        start, goal = (x.tensor_map, x.partial), (y.tensor_map, y.partial)
+        steps, cost = _search(start, goal, x.dev_matrix, shape, 8, topo)
+        assume(len(steps) <= 4)  # enumerating longer sequences takes too long
+        others = _all_sequences(start, goal, x.dev_matrix, shape, topo, len(steps) + 1)
+        assert others and min(others) >= cost - 1e-15
+        chosen.append(cost)
+    assert plan.cost == min(chosen)
 
 
 @settings(max_examples=40, deadline=None)
@@ -102,6 +111,24 @@ def test_the_estimate_is_the_cost_of_a_real_sequence_never_below_the_cheapest(ca
 def test_moving_a_cut_between_dimensions_is_one_alltoall():
     plan = plan_redistribution(strategy_layout((4, 1), 4), strategy_layout((1, 4), 4), (8, 8))
     assert [s.kind for s in plan.steps] == ["AlltoAll"]
+
+
+def test_axes_cut_together_move_together():
+    """Rows cut by both axes of (2, 2) -> columns cut by both (reshard's multi-axis layouts):
+    one 4-way AlltoAll once the tensor is large enough for bandwidth to outweigh its third
+    latency step; small ones still take a gather, a 2-way AlltoAll and a slice (2 steps)."""
+    src, dst = TensorLayout((2, 2), ((0, 1), ())), TensorLayout((2, 2), ((), (0, 1)))
+    small = plan_redistribution(src, dst, (8, 8))
+    assert [s.kind for s in small.steps] == ["AllGather", "AlltoAll", "Split"]
+    plan = plan_redistribution(src, dst, (1024, 1024))
+    assert [s.kind for s in plan.steps] == ["AlltoAll"] and plan.dev_matrix == (4,)
+    assert plan.cost < _search((src.tensor_map, src.partial), (dst.tensor_map, dst.partial),
+                               (2, 2), (1024, 1024), 4, Topology(device_num=4))[1]
+    x = np.arange(1024.0 * 1024).reshape(1024, 1024)
+    out = run(plan, scatter(x, src, np.random.default_rng(0)))
+    np.testing.assert_array_equal(gather(out, dst, (1024, 1024)), x)
+    # an axis order that differs (rows by 1 then 0) keeps the axes apart
+    assert glued(TensorLayout((2, 2), ((1, 0), ())), dst) is None
 
 
 def test_partial_to_sliced_is_a_reduce_scatter():

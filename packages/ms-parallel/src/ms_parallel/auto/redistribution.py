@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ms_parallel.auto.layout import TensorLayout, common_refinement
 from ms_parallel.auto.topology import Topology
 
-__all__ = ["Step", "Redistribution", "plan_redistribution", "estimate_redistribution"]
+__all__ = ["Step", "Redistribution", "plan_redistribution", "estimate_redistribution", "glued"]
 
 _MAX_STATES = 50_000
 _MAX_KNOWN = 200_000
@@ -202,16 +202,60 @@ def plan_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: i
 def _plan(src, dst, shape, itemsize, topo) -> Redistribution:
     dev = common_refinement(src.dev_matrix, dst.dev_matrix)
     if dev is not None:
-        a, b = src.on(dev), dst.on(dev)
-        steps, cost = _search((a.tensor_map, a.partial), (b.tensor_map, b.partial), dev, shape,
-                              itemsize, topo)
-        return Redistribution(src, dst, shape, dev, steps, cost)
+        best = None
+        for a, b in filter(None, ((src.on(dev), dst.on(dev)), glued(src.on(dev), dst.on(dev)))):
+            steps, cost = _search((a.tensor_map, a.partial), (b.tensor_map, b.partial),
+                                  a.dev_matrix, shape, itemsize, topo)
+            if best is None or cost < best.cost - 1e-18:
+                best = Redistribution(src, dst, shape, a.dev_matrix, steps, cost)
+        return best
     dev = src.dev_matrix
     empty = tuple(() for _ in shape)
     steps, cost = _search((src.tensor_map, src.partial), (empty, frozenset()), dev, shape,
                           itemsize, topo)
     cost += topo.copy(math.prod(dst.slice_shape(shape)) * itemsize)
     return Redistribution(src, dst, shape, dev, steps + (Step("Slice"),), cost, final=dst)
+
+
+def glued(a: TensorLayout, b: TensorLayout):
+    """``(a, b)`` on a coarser device matrix: adjacent axes that both layouts use together
+    (one right after the other in one dimension, both partial, or both unused) made one,
+    or None if there are none. The steps then move both at once (one 4-way AlltoAll where
+    the finer matrix needs a gather, a 2-way AlltoAll and a slice); ``_plan`` searches both
+    matrices and keeps the cheaper sequence.
+
+    >>> a, b = TensorLayout((2, 2), ((0, 1), ())), TensorLayout((2, 2), ((), (0, 1)))
+    >>> glued(a, b)
+    (TensorLayout(dev_matrix=(4,), tensor_map=((0,), ())), \
+TensorLayout(dev_matrix=(4,), tensor_map=((), (0,))))
+    """
+    def together(lay, k):
+        if (k in lay.partial) != (k + 1 in lay.partial):
+            return False
+        for axes in lay.tensor_map:
+            if (k in axes) != (k + 1 in axes):
+                return False
+            if k in axes and axes.index(k + 1) != axes.index(k) + 1:
+                return False
+        return True
+
+    dev = a.dev_matrix
+    new, fold = [], {}
+    for k, size in enumerate(dev):
+        if k and together(a, k - 1) and together(b, k - 1):
+            new[-1] *= size
+        else:
+            new.append(size)
+        fold[k] = len(new) - 1
+    if len(new) == len(dev):
+        return None
+
+    def on(lay):
+        def squash(axes):
+            return tuple(dict.fromkeys(fold[x] for x in axes))
+        return TensorLayout(new, [squash(axes) for axes in lay.tensor_map],
+                            squash(sorted(lay.partial)))
+    return on(a), on(b)
 
 
 def estimate_redistribution(src: TensorLayout, dst: TensorLayout, shape, itemsize: int = 4,
