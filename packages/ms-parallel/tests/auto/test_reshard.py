@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ms_graph import jit
 
 from ms_nn import Cell
@@ -16,6 +18,7 @@ from ms_parallel.auto.layout import Layout
 from ms_parallel.auto.planner import plan_from_context
 from ms_parallel.auto.redistribution import plan_redistribution
 from ms_parallel.auto.reshard import Reshard, reshard
+from ms_parallel.auto.simulate import gather, run, scatter
 from ms_parallel.context import reset_auto_parallel_context, set_auto_parallel_context
 from ms_tensor import Parameter, Tensor
 
@@ -151,3 +154,38 @@ def test_layouts_with_the_same_cuts_on_swapped_axes_stay_apart(mode):
     assert _layouts(p, "Reshard-3") == ([b], [b])
     assert p.strategies()["Reshard-3"]["layout"]["tensor_map"] == [0, 1]
 
+
+
+@st.composite
+def pinned_layouts(draw):
+    """A device matrix of 4 or 8 devices and a map of its axes onto a (16, 32) tensor: some
+    cut the rows, some the columns (several per dimension, in any order), the rest
+    replicate."""
+    dev = draw(st.sampled_from([(4,), (2, 2), (8,), (2, 4), (4, 2), (2, 2, 2)]))
+    names = tuple(f"a{i}" for i in range(len(dev)))
+    order = draw(st.permutations(names))
+    where = [draw(st.integers(-1, 1)) for _ in names]
+    dims = [tuple(a for a, w in zip(order, where) if w == d) for d in (0, 1)]
+    entry = [d[0] if len(d) == 1 else d if d else "None" for d in dims]
+    return Layout(dev, names)(*entry)
+
+
+@settings(max_examples=30, deadline=None)
+@given(pinned_layouts())
+def test_any_layout_is_pinned_exactly_and_reached(layout):
+    """Whatever the layout, the Reshard node has it, and the planned redistribution from the
+    first MatMul's output rebuilds the tensor under it (simulated ranks)."""
+    n = layout.device_num
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
+    try:
+        net = Net(layout)
+        net.mm1 = MatMul().shard(((2, 1), (1, n // 2)))
+        p = _plan(net)
+    finally:
+        reset_auto_parallel_context()
+    assert _layouts(p, "Reshard-1") == ([layout], [layout])
+    src = _layouts(p, "MatMul-0")[1][0]
+    plan = plan_redistribution(src, layout, (8, 32), 8, p.model.topo)
+    rng = np.random.default_rng(0)
+    h = rng.standard_normal((8, 32))
+    np.testing.assert_allclose(gather(run(plan, scatter(h, src, rng)), layout, (8, 32)), h)
