@@ -80,7 +80,11 @@ def cython_setup(package: str, optional: bool = False) -> None:
     debug = os.environ.get(f"{prefix}_BOUNDSCHECK") == "1"
     only = [m for m in os.environ.get(f"{prefix}_ONLY", "").split(",") if m]
     modules = extensions(package, debug, only, optional) if cythonize else []
+    if modules:
+        modules = cythonize(modules, compiler_directives=directives(debug))
+        for m in modules:
+            m.optional = optional  # cythonize's copies drop the flag
     setup(
-        ext_modules=cythonize(modules, compiler_directives=directives(debug)) if modules else [],
+        ext_modules=modules,
         cmdclass={"sdist": SdistWithHelper},
     )
