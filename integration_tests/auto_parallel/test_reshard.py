@@ -42,3 +42,13 @@ def test_reshard_between_two_matmuls_equals_one_process(ranks, extra, tmp_path):
     steps = re.findall(r"step (\d) sharded", proc.stdout)
     assert sorted(steps) == ["0", "1", "2"], proc.stdout
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
+
+
+@pytest.mark.slow
+def test_reshard_inside_sharded_pipeline_stages(tmp_path):
+    """2 stages x 2 ranks: each stage's reshard pins its layout (pipeline_reshard.py)."""
+    proc = run_ranks(4, SCRIPT.with_name("pipeline_reshard.py"), "--steps", 3, "--save",
+                     tmp_path, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(re.findall(r"step (\d) pipeline", proc.stdout)) == ["0", "1", "2"]
+    assert sum(f"rank {r} ok" in proc.stdout for r in range(4)) == 4
