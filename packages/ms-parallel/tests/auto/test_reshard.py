@@ -189,3 +189,43 @@ def test_any_layout_is_pinned_exactly_and_reached(layout):
     rng = np.random.default_rng(0)
     h = rng.standard_normal((8, 32))
     np.testing.assert_allclose(gather(run(plan, scatter(h, src, rng)), layout, (8, 32)), h)
+
+
+SCRIPT = """
+import numpy as np
+from ms_nn import Cell
+from ms_ops import MatMul, ReduceMean
+from ms_parallel.auto.layout import Layout
+from ms_parallel.auto.reshard import reshard
+from ms_tensor import Parameter, Tensor
+
+
+class Net(Cell):
+    def __init__(self):
+        super().__init__()
+        self.w1 = Parameter(Tensor(np.ones((16, 64), np.float32)), name="w1")
+        self.w2 = Parameter(Tensor(np.ones((64, 8), np.float32)), name="w2")
+        self.mm1, self.mm2, self.mean = MatMul(), MatMul(), ReduceMean()
+
+    def construct(self, x):
+        h = reshard(self.mm1(x, self.w1), Layout((8,), ("mp",))("None", "mp"))
+        return self.mean(self.mm2(h, self.w2))
+
+
+net, inputs = Net(), (Tensor(np.ones((32, 16), np.float32)),)
+"""
+
+
+def test_the_plan_command_pins_the_scripts_reshard(tmp_path, capsys):
+    from ms_parallel.auto.cli import main
+    from ms_parallel.context import get_auto_parallel_context
+
+    script, save = tmp_path / "train.py", tmp_path / "strategy.json"
+    script.write_text(SCRIPT)
+    assert main(["plan", str(script), "--devices", "8", "--search-mode",
+                 "sharding_propagation", "--save", str(save)]) == 0
+    assert "Reshard-1" in capsys.readouterr().out
+    ops = json.loads(save.read_text())["operators"]
+    assert ops["Reshard-1"]["layout"] == {"device_matrix": [8], "tensor_map": [-1, 0]}
+    assert ops["MatMul-2"]["in_strategy"] == [[1, 8], [8, 1]]  # planned from the layout
+    assert get_auto_parallel_context("parallel_mode") == "stand_alone"  # restored

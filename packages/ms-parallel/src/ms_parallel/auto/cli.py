@@ -5,7 +5,9 @@ The script runs with ``__name__ == "__microspore_plan__"`` (so its ``if __name__
 returning the loss) and ``inputs`` (a tuple of example Tensors at the global batch size; one
 forward call is traced), or ``graph`` (an ``ms_parallel.auto.OpGraph``, e.g. from
 ``ms_parallel.auto.models``, for models too large to run here). No process per device is
-started: the plan is made for any device count on the cost model.
+started: the plan is made for any device count on the cost model. Unless the script sets a
+parallel mode itself it runs in SEMI_AUTO_PARALLEL on ``--devices`` devices, so that its
+``reshard`` calls pin their layouts.
 """
 
 from __future__ import annotations
@@ -36,7 +38,26 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _graph_of(script: str):
+def _graph_of(script: str, devices: int):
+    """The script's graph; it runs in SEMI_AUTO_PARALLEL on ``devices`` unless it sets a
+    parallel mode itself (``reshard`` records its layout only in a parallel mode)."""
+    from ms_parallel.context import (
+        get_auto_parallel_context,
+        reset_auto_parallel_context,
+        set_auto_parallel_context,
+    )
+
+    ours = get_auto_parallel_context("parallel_mode") == "stand_alone"
+    if ours:
+        set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=devices)
+    try:
+        return _run_script(script)
+    finally:
+        if ours:
+            reset_auto_parallel_context()
+
+
+def _run_script(script: str):
     from ms_parallel.auto.graph import OpGraph, capture
 
     scope = runpy.run_path(script, run_name="__microspore_plan__")
@@ -63,7 +84,7 @@ def plan_command(argv) -> int:
             raise ValueError(f"--topology {args.topology} has {topo.device_num} devices, "
                              f"--devices says {args.devices}")
         config = {"save_file": args.save, "load_file": args.load}
-        result = plan(_graph_of(args.script), topo, args.search_mode, config)
+        result = plan(_graph_of(args.script, args.devices), topo, args.search_mode, config)
     except (ValueError, MemoryError, FileNotFoundError) as e:
         print(f"microspore parallel plan: {e}", file=sys.stderr)
         return 2
