@@ -35,7 +35,7 @@ from ms_ops.infer import check_dtype
 from ms_parallel.collective_def import COMM_DTYPES, CollectiveDef, check_group
 from ms_parallel.groups import WORLD
 from ms_parallel.recycle import Recycler
-from ms_parallel.reduce_ops import _FAST, AllReduce
+from ms_parallel.reduce_ops import AllReduce
 
 __all__ = ["AllReduceStart", "AllReduceWait", "progress", "in_flight"]
 
@@ -54,6 +54,11 @@ def in_flight() -> int:
     return len(_pending)
 
 
+def _native(dtype) -> bool:
+    """Whether MPI reduces arrays of ``dtype`` as they are (16-bit floats are widened)."""
+    return dtype.kind in "iuc" or (dtype.kind == "f" and dtype.itemsize > 2)
+
+
 def _infer(x, group=WORLD):
     check_dtype("x", x, COMM_DTYPES)
     check_group(group)
@@ -69,7 +74,7 @@ AllReduceStart = CollectiveDef(
 def _start_cpu(x, group=WORLD, state=None):
     g = check_group(group)
     progress()
-    if type(x) is not np.ndarray or x.dtype not in _FAST or not x.flags.c_contiguous:
+    if type(x) is not np.ndarray or not _native(x.dtype) or not x.flags.c_contiguous:
         return g.allreduce(x, "sum")  # widened or copied on the way: done at once
     out = _results.like(x)
     request = g.nonblocking("allreduce", x, out, op="sum")
