@@ -33,8 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tflops", type=float, default=100.0, help="compute per device")
     p.add_argument("--intra-gbps", type=float, default=150.0, help="intra-node GB/s")
     p.add_argument("--inter-gbps", type=float, default=12.5, help="inter-node GB/s")
-    p.add_argument("--save", default=None, help="write the strategy JSON here")
-    p.add_argument("--load", default=None, help="pin the operators of this strategy JSON")
+    p.add_argument("--save", default=None, help="write the strategy file here (JSON if the name "
+                   "ends in .json, else MindSpore's protobuf)")
+    p.add_argument("--load", default=None, help="pin the operators of this strategy file")
     return p
 
 
