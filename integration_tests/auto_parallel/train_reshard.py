@@ -8,8 +8,9 @@ to it; AUTO_PARALLEL must use it). ``--layout 1d``: rows cut n ways, then the co
 (4 ranks): a 2 x 2 cut, then the same device matrix with its axes swapped
 (``layout("mp", "dp")``). Every rank asserts: the losses equal the single run's (float32:
 1e-5 relative, sums run in another order), the pinned tensor's planned layout is exactly
-the given one (also in the saved strategy file), the redistribution into it is the
-expected collectives, the second MatMul's strategy follows from it, in GRAPH_MODE the
+the given one (also in the saved strategy file), the second MatMul's weight, resharded
+too, is kept in slices under its given layout, the redistribution into the pinned tensor is
+the expected collectives, the second MatMul's strategy follows from it, in GRAPH_MODE the
 one compiled step holds those collectives, and a call of the trained network gives the
 single network's outputs. ``--layout 2d`` also moves a 4 MB tensor whose rows are cut by
 both axes to its columns: one 4-way AlltoAll.
@@ -47,10 +48,12 @@ init()
 rank, n = get_rank(), get_group_size()
 if args.layout == "1d":
     FIRST, LAYOUT = ((n, 1), (1, 1)), Layout((n,), ("mp",))("None", "mp")
+    WEIGHT = Layout((n,), ("mp",))("mp", "None")  # w2's rows: what row parallel reads
     INTO = ["AlltoAll"]  # rows cut n ways -> columns cut n ways: one AlltoAll
 else:
     assert n == 4, "--layout 2d runs on 4 ranks"
     FIRST, LAYOUT = ((2, 1), (1, 2)), Layout((2, 2), ("dp", "mp"))("mp", "dp")
+    WEIGHT = Layout((2, 2), ("dp", "mp"))("mp", "dp")
     INTO = ["AllGather", "AlltoAll", "Split"]  # the axes swap: gather rows, trade, cut
 
 
@@ -67,7 +70,7 @@ class Net(Cell):
 
     def construct(self, x):
         h = reshard(self.mm1(x, self.w1), LAYOUT)
-        return self.add(self.mm2(self.relu(h), self.w2), self.b2)
+        return self.add(self.mm2(self.relu(h), reshard(self.w2, WEIGHT)), self.b2)
 
 
 rng = np.random.default_rng(1)
@@ -116,6 +119,9 @@ if args.layout == "1d":  # the columns cut n ways: row parallel, planned from th
     assert plan.strategies()[graph.nodes[mm2].name]["in_strategy"] == [[1, n], [n, 1]]
 saved = json.load(open(args.save))["operators"][graph.nodes[j].name]
 assert saved["layout"] == LAYOUT.to_dict(), saved
+# a Parameter pinned by reshard: each rank keeps its slice under that layout
+assert plan.param_layouts()["w2"] == ((32, 8), WEIGHT), plan.param_layouts()["w2"]
+assert train_net._parallel_step.sharded.param_layout["w2"] == WEIGHT
 if args.graph:
     run = train_net._parallel_step._run
     assert run.misses == 1 and run.hits == args.steps - 1, (run.misses, run.hits)
