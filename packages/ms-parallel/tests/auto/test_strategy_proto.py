@@ -206,6 +206,12 @@ def test_bad_strategy_files_are_refused_naming_the_file(tmp_path, name, content,
         load_strategy(tmp_path / name)
 
 
+def test_what_protobuf_cannot_hold_is_refused_naming_the_file(tmp_path):
+    with pytest.raises(ValueError, match=r"x.ckpt: cannot be written .* out of range"):
+        save_strategy(tmp_path / "x.ckpt", 2, {"MatMul-0": {"in_strategy": [[-2, 1]]}})
+    assert not (tmp_path / "x.ckpt").exists()
+
+
 def test_a_truncated_mindspore_file_is_refused(tmp_path):
     for name in ("ms_strategy.ckpt", "ms_group.pb"):
         blob = (DATA / name).read_bytes()

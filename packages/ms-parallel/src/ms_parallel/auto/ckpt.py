@@ -47,7 +47,11 @@ def write_strategy_file(path, data: dict) -> None:
     if is_json(path):
         blob = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode()
     else:
-        blob = to_strategy_bytes(data)
+        try:
+            blob = to_strategy_bytes(data)
+        except (KeyError, TypeError, ValueError) as e:  # e.g. a negative strategy
+            raise ValueError(f"strategy file {path}: cannot be written as MindSpore's "
+                             f"protobuf ({type(e).__name__}: {e})") from None
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".strategy-")

@@ -24,7 +24,7 @@ dictionary a JSON strategy file holds (``operators``: name -> ``in_strategy`` an
 from __future__ import annotations
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import DecodeError, EncodeError
+from google.protobuf.message import DecodeError
 
 __all__ = ["is_json", "message", "parse", "to_strategy_bytes", "from_strategy_bytes",
            "to_group_bytes", "from_group_bytes"]
@@ -152,10 +152,7 @@ def to_strategy_bytes(data: dict) -> bytes:
         layouts.field = int(lay.get("field") or 0)
         layouts.opt_weight_shard_step = int(lay.get("opt_weight_shard_step") or 0)
         layouts.opt_weight_shard_size = int(lay.get("opt_weight_shard_size") or 0)
-    try:
-        return out.SerializeToString()
-    except EncodeError as e:  # a required field left unset: a bug here, said plainly
-        raise ValueError(f"strategy file: cannot encode {e}") from None
+    return out.SerializeToString()
 
 
 def _layout_item(layouts, path, name) -> dict:
