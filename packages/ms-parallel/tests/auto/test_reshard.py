@@ -14,7 +14,7 @@ from ms_graph import jit
 from ms_nn import Cell
 from ms_ops import MatMul, ReduceMean, ReLU
 from ms_parallel.auto.graph import capture
-from ms_parallel.auto.layout import Layout
+from ms_parallel.auto.layout import Layout, TensorLayout
 from ms_parallel.auto.planner import plan_from_context
 from ms_parallel.auto.redistribution import plan_redistribution
 from ms_parallel.auto.reshard import Reshard, reshard
@@ -77,6 +77,8 @@ def test_bad_arguments_are_refused_by_name():
         reshard(X, MESH)
     with pytest.raises(ValueError, match="maps 1 dimensions.*\\(8, 16\\)"):
         reshard(X, MESH("dp"))
+    with pytest.raises(ValueError, match="is partial; a pinned tensor holds its values"):
+        reshard(X, TensorLayout((2, 2), ((0,), ()), partial=(1,)))
     with pytest.raises(ValueError, match="'tp' is not one of the alias names"):
         MESH("tp", "None")
 

@@ -81,6 +81,9 @@ def reshard(tensor, layout):
     if not isinstance(layout, TensorLayout):
         raise TypeError(f"Reshard only support type mindspore.Layout, but got: "
                         f"{type(layout).__name__}")
+    if layout.partial:
+        raise ValueError(f"reshard: {layout} is partial; a pinned tensor holds its values, "
+                         "not summands")
     if len(layout.tensor_map) != len(tensor.shape):
         raise ValueError(f"reshard: the layout maps {len(layout.tensor_map)} dimensions, the "
                          f"tensor has shape {tuple(tensor.shape)}")
