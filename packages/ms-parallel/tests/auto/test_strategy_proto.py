@@ -212,6 +212,26 @@ def test_what_protobuf_cannot_hold_is_refused_naming_the_file(tmp_path):
     assert not (tmp_path / "x.ckpt").exists()
 
 
+@settings(max_examples=150, deadline=None)
+@given(name=st.sampled_from(["ms_strategy.ckpt", "ms_merged.ckpt", "ms_group.pb"]),
+       edits=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1,
+                      max_size=4))
+def test_damaged_files_load_or_raise_value_error(tmp_path_factory, name, edits):
+    blob = bytearray((DATA / name).read_bytes())
+    for at, value in edits:
+        blob[at % len(blob)] = value
+    path = tmp_path_factory.mktemp("f") / name
+    path.write_bytes(bytes(blob))
+    try:
+        if name.endswith(".pb"):
+            restore_group_info_list(str(path))
+        else:
+            build_searched_strategy(str(path))
+            load_strategy(path)
+    except ValueError as e:
+        assert name in str(e)
+
+
 def test_a_truncated_mindspore_file_is_refused(tmp_path):
     for name in ("ms_strategy.ckpt", "ms_group.pb"):
         blob = (DATA / name).read_bytes()
@@ -220,6 +240,11 @@ def test_a_truncated_mindspore_file_is_refused(tmp_path):
         build_searched_strategy(str(tmp_path / "ms_strategy.ckpt"))
     with pytest.raises(ValueError, match="ms_group.pb is not a group information file"):
         restore_group_info_list(str(tmp_path / "ms_group.pb"))
+    # a name that is not UTF-8 (protobuf returns its bytes): refused, not a TypeError later
+    blob = (DATA / "ms_strategy.ckpt").read_bytes().replace(b"Default", b"\xffefault", 1)
+    (tmp_path / "name.ckpt").write_bytes(blob)
+    with pytest.raises(ValueError, match=r"name.ckpt: the name b'\\xffefault.* is not UTF-8"):
+        build_searched_strategy(str(tmp_path / "name.ckpt"))
     (tmp_path / "g.json").write_text(json.dumps({"ckpt_restore_rank_list": [1]}))
     with pytest.raises(ValueError, match="g.json is not a group information file"):
         restore_group_info_list(str(tmp_path / "g.json"))

@@ -172,14 +172,22 @@ def _layout_item(layouts, path, name) -> dict:
             "opt_weight_shard_size": layouts.opt_weight_shard_size}
 
 
+def _text(value, path) -> str:
+    """A proto2 string field: protobuf hands back bytes where they are not UTF-8."""
+    if isinstance(value, bytes):
+        raise ValueError(f"{path}: the name {value[:40]!r} is not UTF-8 text (a damaged "
+                         "file?)")
+    return value
+
+
 def from_strategy_bytes(data: bytes, path) -> dict:
     """The JSON strategy dictionary of a ``ParallelStrategyMap`` (names as in the file)."""
     msg = parse(data, "ParallelStrategyMap", path, "strategy file")
-    operators = {item.node_name: {"in_strategy": [list(s.dim) for s in
-                                                  item.parallel_strategys.parallel_strategy],
-                                  "stage": item.parallel_strategys.stage}
-                 for item in msg.parallel_strategy_item}
-    items = {entry.param_name: _layout_item(entry.parallel_layouts, path, entry.param_name)
+    operators = {_text(item.node_name, path): {
+        "in_strategy": [list(s.dim) for s in item.parallel_strategys.parallel_strategy],
+        "stage": item.parallel_strategys.stage} for item in msg.parallel_strategy_item}
+    items = {_text(entry.param_name, path): _layout_item(entry.parallel_layouts, path,
+                                                         entry.param_name)
              for entry in msg.parallel_layout_item}
     return {"current_stage": msg.current_stage, "operators": operators,
             "parallel_layout_item": items}
@@ -197,5 +205,6 @@ def to_group_bytes(groups: dict, restore_ranks) -> bytes:
 def from_group_bytes(data: bytes, path) -> tuple[dict, list]:
     """``(group name -> ranks, restore rank list)`` of a ``ParallelGroupMap``."""
     msg = parse(data, "ParallelGroupMap", path, "group information file")
-    return ({g.group_name: list(g.parallel_group_ranks.dim) for g in msg.parallel_group_item},
+    return ({_text(g.group_name, path): list(g.parallel_group_ranks.dim)
+             for g in msg.parallel_group_item},
             list(msg.ckpt_restore_rank_list.dim))
