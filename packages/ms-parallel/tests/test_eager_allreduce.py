@@ -79,7 +79,7 @@ def test_fast_paths_are_dropped_with_their_group():
         assert not groups.runners
         np.testing.assert_array_equal(
             AllReduce(Tensor(np.ones(2)), "sum", "scratch_group").asnumpy(), np.ones(2))
-        assert ("sum", "scratch_group") in groups.runners
+        assert ("AllReduce", "sum", "scratch_group") in groups.runners
     finally:
         groups.unregister("scratch_group")
     assert not groups.runners

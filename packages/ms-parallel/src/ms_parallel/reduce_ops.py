@@ -19,11 +19,8 @@ from ms_parallel.collective_def import (
     check_group,
     check_reduce_op,
 )
-from ms_parallel.groups import WORLD, runners
-from ms_parallel.groups import group as find_group
-from ms_tensor import Tensor
+from ms_parallel.groups import WORLD
 from ms_tensor import dtype as mstype
-from ms_tensor.tensor import array_of, wrap
 
 __all__ = ["AllReduce", "AllGather", "ReduceScatter", "Broadcast", "ReduceOp"]
 
@@ -56,56 +53,8 @@ def _allreduce_cpu(x, op="sum", group=WORLD, state=None, out=None):
 
 
 # The dtypes MPI reduces as they are (16-bit floats travel widened: the generic path).
-_FAST = frozenset(np.dtype(n) for n in (
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
-    "float64", "complex64", "complex128") if mstype.from_numpy(np.dtype(n)) in COMM_DTYPES)
-
-
-def _build(op, group):
-    """``call(x) -> Tensor | NotImplemented``: AllReduce(x, op, group) with nothing
-    recording, checked once: inference accepts op and group, and then a call checks only
-    the types, and hands t's array to the group's MPI call, wrapping its new result."""
-    AllReduce.abstract_eval(TensorSpec((1,), mstype.float32), op=op, group=group)
-    g = find_group(group)
-    call = g.direct_plan("AllReduce", op=op)  # the C path (ms_parallel.direct)
-    if call is None:
-        run = g.allreduce_runner(op)
-
-        def call(x):
-            if type(x) is Tensor:
-                arr = array_of(x)
-                if type(arr) is np.ndarray and arr.dtype in _FAST and arr.flags.c_contiguous:
-                    return wrap(run(arr))
-            return NotImplemented
-
-    runners[op, group] = call
-    return call
-
-
-def _allreduce_eager(x, op="sum", group=WORLD):
-    """``AllReduce(t)`` with nothing recording (CollectiveDef's ``eager``)."""
-    try:
-        call = runners[op, group]
-    except KeyError:
-        call = _build(op, group) if type(op) is str and type(group) is str else None
-    except TypeError:  # an unhashable op or group: the generic path says what is wrong
-        call = None
-    return NotImplemented if call is None else call(x)
-
-
-def _allreduce_primitive(inputs, attrs):
-    """``ops.AllReduce(op, group)(t)``: the same path, attributes from the instance."""
-    if len(inputs) != 1:
-        return NotImplemented
-    try:
-        call = runners[attrs["op"], attrs["group"]]
-    except (KeyError, TypeError):
-        return _allreduce_eager(inputs[0], attrs["op"], attrs["group"])
-    return call(inputs[0])
-
-
-AllReduce.eager = _allreduce_eager
-AllReduce.eager_attrs = _allreduce_primitive
+_FAST = frozenset(np.dtype(c) for c in "bhilqBHILQfd"
+                  if mstype.from_numpy(np.dtype(c)) in COMM_DTYPES)
 
 
 def _chosen(x, out):
@@ -149,38 +98,6 @@ def _allgather_cpu(x, group=WORLD, state=None):
     return check_group(group).allgather(x)
 
 
-def _direct(opdef, op="sum", root_rank=0, group=WORLD):
-    """The C plan (ms_parallel.direct) of ``opdef`` with these attributes, checked once
-    by its inference and kept in ``runners``; None where there is none (no C path, or
-    attributes the inference rejects: the generic path then raises its error)."""
-    if type(op) is not str or type(root_rank) is not int or type(group) is not str:
-        return None
-    g = find_group(group)
-    attrs = {"group": group}
-    if opdef is Broadcast:
-        attrs["root_rank"] = root_rank
-    elif opdef is ReduceScatter:
-        attrs["op"] = op
-    try:
-        opdef.abstract_eval(TensorSpec((g.size,), mstype.float32), **attrs)
-    except (TypeError, ValueError):
-        return None
-    plan = g.direct_plan(opdef.name, op=op, root=root_rank)
-    runners[opdef.name, op, root_rank, group] = plan
-    return plan
-
-
-def _direct_eager(opdef, x, op="sum", root_rank=0, group=WORLD):
-    """``opdef(x, ...)`` with nothing recording: its C plan, or NotImplemented."""
-    try:
-        call = runners[opdef.name, op, root_rank, group]
-    except KeyError:
-        call = _direct(opdef, op, root_rank, group)
-    except TypeError:
-        call = None
-    return NotImplemented if call is None else call(x)
-
-
 @AllGather.bprop
 def _allgather_bprop(x, out, dout, group=WORLD):
     return (ReduceScatter(dout, "sum", group),)
@@ -210,12 +127,6 @@ ReduceScatter = CollectiveDef(
 @ReduceScatter.kernel("CPU", dtypes=COMM_DTYPES)
 def _reduce_scatter_cpu(x, op="sum", group=WORLD, state=None):
     return check_group(group).reduce_scatter(x, op)
-
-
-AllGather.eager = lambda x, group=WORLD: _direct_eager(AllGather, x, group=group)
-AllGather.eager_attrs = lambda inputs, attrs: \
-    _direct_eager(AllGather, *inputs, group=attrs["group"]) if len(inputs) == 1 \
-    else NotImplemented
 
 
 @ReduceScatter.bprop
@@ -256,18 +167,6 @@ def _broadcast_cpu(x, root_rank=0, group=WORLD, state=None):
     return check_group(group).broadcast(x, root_rank)
 
 
-Broadcast.eager = lambda x, root_rank=0, group=WORLD: \
-    _direct_eager(Broadcast, x, root_rank=root_rank, group=group)
-Broadcast.eager_attrs = lambda inputs, attrs: \
-    _direct_eager(Broadcast, *inputs, root_rank=attrs["root_rank"], group=attrs["group"]) \
-    if len(inputs) == 1 else NotImplemented
-ReduceScatter.eager = lambda x, op="sum", group=WORLD: \
-    _direct_eager(ReduceScatter, x, op=op, group=group)
-ReduceScatter.eager_attrs = lambda inputs, attrs: \
-    _direct_eager(ReduceScatter, *inputs, op=attrs["op"], group=attrs["group"]) \
-    if len(inputs) == 1 else NotImplemented
-
-
 @Broadcast.bprop
 def _broadcast_bprop(x, out, dout, root_rank=0, group=WORLD):
     total = AllReduce(dout, "sum", group)
@@ -279,3 +178,7 @@ def _broadcast_bprop(x, out, dout, root_rank=0, group=WORLD):
 @Broadcast.samples
 def _broadcast_samples(rng):
     yield (rng.standard_normal((3, 2)),), {}
+
+
+# The eager paths of these four (a plan per attributes, kept in groups.runners).
+import ms_parallel.eager  # noqa: E402, F401

@@ -212,3 +212,4 @@ cdef class Broadcast(Plan):
             ierr = _bcast(buf, n, dt, self.root, self.comm)
         _check(ierr)
         return True
+
