@@ -232,6 +232,17 @@ def test_damaged_files_load_or_raise_value_error(tmp_path_factory, name, edits):
         assert name in str(e)
 
 
+def test_device_counts_beyond_any_cluster_are_refused_not_walked(tmp_path):
+    # transforms walk every rank: a damaged count must not become a 2**31-step loop
+    for name, items in (("big.ckpt", {"w": {"dev_matrix": [2**31], "tensor_map": [0]}}),
+                        ("stage.ckpt", {"99999-w": {"dev_matrix": [2**15], "tensor_map": [0]}}),
+                        ("neg.json", {"w": {"dev_matrix": [2], "tensor_map": [0],
+                                            "stage_ranks": [-1, 0]}})):
+        save_strategy(tmp_path / name, 1, {}, "", items)
+        with pytest.raises(ValueError, match=f"{name}: .*(damaged file)"):
+            rank_list_for_transform(0, str(tmp_path / name), None)
+
+
 def test_a_truncated_mindspore_file_is_refused(tmp_path):
     for name in ("ms_strategy.ckpt", "ms_group.pb"):
         blob = (DATA / name).read_bytes()

@@ -28,6 +28,8 @@ __all__ = ["save_strategy", "load_strategy", "read_strategy_file", "write_strate
            "FORMAT"]
 
 FORMAT = "microspore-strategy/1"
+# Checkpoint transforms walk every rank: a device count beyond any cluster is a damaged file.
+MAX_DEVICES = 2**20
 
 
 def save_strategy(path, device_num: int, operators: dict, search_mode: str = "",
@@ -104,6 +106,9 @@ def _stages(data: dict, path) -> dict:
             except (KeyError, TypeError, ValueError):
                 raise ValueError(f"strategy file {path}: Parameter {name!r} has no valid "
                                  "dev_matrix") from None
+            if (stage + 1) * width > MAX_DEVICES:
+                raise ValueError(f"strategy file {path}: Parameter {name!r} of pipeline stage "
+                                 f"{stage} lies on ranks beyond {MAX_DEVICES} (a damaged file?)")
             item = {**item, "pipeline_stage": stage,
                     "stage_ranks": list(range(stage * width, (stage + 1) * width))}
             if name in out and out[name] != item:

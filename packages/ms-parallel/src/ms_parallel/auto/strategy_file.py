@@ -19,7 +19,7 @@ import json
 import math
 import os
 
-from ms_parallel.auto.ckpt import read_strategy_file
+from ms_parallel.auto.ckpt import MAX_DEVICES, read_strategy_file
 from ms_parallel.auto.layout import TensorLayout
 from ms_parallel.auto.strategy_proto import message, parse
 
@@ -120,6 +120,12 @@ def build_searched_strategy(strategy_filename) -> dict:
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"build_searched_strategy: {strategy_filename}: Parameter {name!r} "
                              f"has no valid layout ({e})") from None
+        lay = out[name]
+        if lay.device_num > MAX_DEVICES or not all(0 <= r < MAX_DEVICES
+                                                   for r in lay.stage_ranks or ()):
+            raise ValueError(f"build_searched_strategy: {strategy_filename}: Parameter {name!r} "
+                             f"lies on {lay.device_num} devices or ranks beyond 0 to "
+                             f"{MAX_DEVICES - 1} (a damaged file?)")
     return out
 
 
