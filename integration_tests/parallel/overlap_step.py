@@ -1,7 +1,7 @@
-"""A compiled data-parallel step whose bucket reductions overlap the backward pass
-(the default), checked at every step on every rank against the same
-step in PyNative, the compiled step without overlap, and one process training on the
-whole global batch; run by test_overlap.py on 2 ranks. Prints ``ok K`` from rank 0.
+"""A compiled data-parallel step whose bucket reductions overlap the backward pass (the
+default), checked at every step on every rank against the same step in PyNative, the
+compiled step without overlap, and one process training on the whole global batch; run
+by test_overlap.py on 2 and 4 ranks. Prints ``ok K`` from rank 0.
 
 usage: overlap_step.py --steps K
 """
