@@ -7,10 +7,11 @@ losses and gradients of the unmarked single-process run, that the captured plan 
 pair's three operators as one recomputed region, and that its tape keeps fewer bytes than
 the same ShardedNet without the mark; a ``jit``-compiled step equals the eager one and
 its graph reruns the pair. ``pipeline``: one pipeline stage sharded over all the
-ranks (``PipelineCell(..., width=n)``) whose second cell alone is marked, trained with SGD
-for three steps against the unmarked single process. Each rank prints ``rank R ok``.
+ranks (``PipelineCell(..., width=n)``) whose second and fourth cells are marked, trained
+with SGD for three steps against the unmarked single process; ``stages``: the same in two
+stages sharded over half the ranks each (4 ranks). Each rank prints ``rank R ok``.
 
-usage: train_recompute.py sharded|pipeline
+usage: train_recompute.py sharded|pipeline|stages
 """
 
 import sys
@@ -151,12 +152,17 @@ class Dense(Cell):
         return self.relu(self.mm(x, self.w))
 
 
-def pipeline(rank, n):
+def pipeline(rank, n, stages=1):
+    width = n // stages
+
     def network(marked):
-        cells = [Dense("w0", 6, 16, 0, "column", n), Dense("w1", 16, 16, 1, "row", n),
-                 Dense("w2", 16, 16, 2, "column", n), Dense("w3", 16, 6, 3, "row", n)]
+        cells = [Dense("w0", 6, 16, 0, "column", width), Dense("w1", 16, 16, 1, "row", width),
+                 Dense("w2", 16, 16, 2, "column", width), Dense("w3", 16, 6, 3, "row", width)]
+        for i, c in enumerate(cells):
+            c.pipeline_stage = i * stages // len(cells)
         if marked:
             cells[1].recompute()
+            cells[3].recompute()
         return SequentialCell(cells)
 
     rng = np.random.default_rng(2)
@@ -164,28 +170,39 @@ def pipeline(rank, n):
     y = Tensor(rng.standard_normal((8, 6)).astype(np.float32))
     single, piped = network(False), network(True)
     ref = value_and_grad(lambda a, b: MSELoss()(single(a), b), None, single.trainable_params())
-    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n)
-    stage = PipelineCell(piped, MSELoss(), 2, 0, 1, width=n, local=rank,
-                         on_shard=lambda sharded, by_name: None)
+    set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=width)
+    stage = PipelineCell(piped, MSELoss(), 2, rank // width, stages, width=width,
+                         local=rank % width, on_shard=lambda sharded, by_name: None)
     assert not stage.recompute  # one cell of the stage marked: per-cell recompute
+    last = rank // width == stages - 1
     for k in range(3):
         loss, grads = stage.step(x, y)
         loss_ref, grads_ref = ref(x, y)
-        assert abs(float(loss.asnumpy()) - float(loss_ref.asnumpy())) < 1e-5, (k, loss)
+        if last:
+            assert abs(float(loss.asnumpy()) - float(loss_ref.asnumpy())) < 1e-5, (k, loss)
         if k == 0:
             marked = [nd for nd in stage.sharded.graph.nodes if nd.recompute is not None]
-            assert [nd.name.split("-")[0] for nd in marked] == ["MatMul", "ReLU"], marked
+            assert [nd.name.split("-")[0] for nd in marked] == \
+                ["MatMul", "ReLU"] * (2 // stages), marked
         for prm, g in zip(stage.params, grads):
             array_of(prm)[...] -= 0.1 * g.asnumpy()
         for prm, g in zip(single.trainable_params(), grads_ref):
             array_of(prm)[...] -= 0.1 * g.asnumpy()
+    mine = {p.name for p in stage.params}
+    for prm in single.trainable_params():  # this rank's slices of the trained weights
+        if prm.name in mine:
+            got = next(p for p in stage.params if p.name == prm.name).asnumpy()
+            want = local_slice(prm.asnumpy(), stage.sharded.param_layout[prm.name],
+                               rank % width)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=prm.name)
     reset_auto_parallel_context()
 
 
 def main():
     init()
     rank, n = get_rank(), get_group_size()
-    {"sharded": sharded, "pipeline": pipeline}[sys.argv[1]](rank, n)
+    {"sharded": sharded, "pipeline": pipeline,
+     "stages": lambda r, m: pipeline(r, m, stages=2)}[sys.argv[1]](rank, n)
     print(f"rank {rank} ok", flush=True)
 
 
