@@ -97,3 +97,22 @@ def test_compiling_runs_the_pass_after_every_optimize_pass():
     names = _names(optimize(trace(step, x)))  # dce would drop CommProgress nodes
     assert "CommProgress" in names
     assert names.index("AllReduceStart") < names.index("Sin")
+
+
+def test_a_feeder_never_moves_past_an_update_of_what_it_reads():
+    from ms_ops.defs import optim
+    from ms_tensor import Parameter
+
+    w = Parameter(Tensor(np.ones(3)), name="w")
+
+    def update_then_reduce(x):
+        g = w * 2.0                                   # reads w before its update
+        optim.ApplyGradientDescent(w, 0.5, x)         # an effect: w changes
+        return AllReduceWait(AllReduceStart(g)).sum()
+
+    x = Tensor(np.arange(3.0))
+    graph = overlap_pass.run(trace(update_then_reduce, x))
+    names = _names(graph)
+    assert names.index("Mul") < names.index("ApplyGradientDescent")
+    w.set_data(Tensor(np.ones(3)))
+    assert float(Executable(graph)(x).asnumpy()) == 6.0  # the old w, doubled

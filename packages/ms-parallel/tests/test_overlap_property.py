@@ -1,9 +1,9 @@
 """The overlap pass on random programs: several "layers" computed in turn, each
 bucket's start traced late with its wait (as the reducer traces them), random
-collectives and in-place updates between them. After optimize and the pass, every node
-still follows its producers, the collectives and effects keep their order (a start may
-only pass a wait), progress nodes run only while a start is in flight, and the graph
-computes what the traced program computed."""
+collectives and in-place updates of a Parameter between them. After optimize and the
+pass, every node still follows its producers, the collectives and effects keep their
+order (a start may only pass a wait), progress nodes run only while a start is in
+flight, and the graph computes what the traced program computed."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -12,15 +12,17 @@ from ms_graph.executor import Executable
 from ms_graph.jit import optimize
 from ms_graph.trace import trace
 
+from ms_ops.defs import optim
 from ms_parallel.overlap_ops import AllReduceStart, AllReduceWait, in_flight
 from ms_parallel.reduce_ops import AllReduce
-from ms_tensor import Tensor
+from ms_tensor import Parameter, Tensor
 
-LAYER = st.lists(st.sampled_from(["sin", "exp", "mul", "allreduce", "matmul"]),
+LAYER = st.lists(st.sampled_from(["sin", "exp", "mul", "allreduce", "matmul", "update"]),
                  min_size=1, max_size=4)
+W0 = np.linspace(0.5, 1.0, 6)
 
 
-def _program(layers, late):
+def _program(layers, late, w):
     def fn(x):
         v, ready = x, []
         for ops in layers:
@@ -33,6 +35,10 @@ def _program(layers, late):
                     v = v * 1.5
                 elif op == "allreduce":
                     v = AllReduce(v)
+                elif op == "update":  # a bucket reads w, then w is updated in place
+                    ready.append(w * 3.0)
+                    optim.ApplyGradientDescent(w, 0.1, v)
+                    v = v * w
                 else:
                     v = (v.reshape((6, 1)) @ v.reshape((1, 6))).sum(0) * 0.01 + v
             ready.append(v * 2.0)  # this layer's "gradient"
@@ -51,9 +57,11 @@ def _names(graph):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(LAYER, min_size=1, max_size=4), st.booleans())
 def test_schedule_is_valid_and_keeps_the_values(layers, late):
-    fn = _program(layers, late)
+    w = Parameter(Tensor(W0), name="w")
+    fn = _program(layers, late, w)
     x = Tensor(np.linspace(-1.0, 1.0, 6))
-    want = fn(x).asnumpy()
+    want, w_want = fn(x).asnumpy(), w.asnumpy()
+    w.set_data(Tensor(W0))
     graph = optimize(trace(fn, x))
     seen = set()
     for node in graph.nodes:  # every argument produced earlier
@@ -61,14 +69,18 @@ def test_schedule_is_valid_and_keeps_the_values(layers, late):
             assert a.producer is None or id(a.producer) in seen
         seen.add(id(node))
     names = [n for n in _names(graph) if n != "CommProgress"]
-    effects = [n for n in names if n in ("AllReduce", "AllReduceStart")]
-    traced = ["AllReduce"] * sum(ops.count("allreduce") for ops in layers) + \
-        ["AllReduceStart"] * len(layers)
+    effects = [n for n in names if n in ("AllReduce", "AllReduceStart",
+                                         "ApplyGradientDescent")]
+    traced = [{"allreduce": "AllReduce", "update": "ApplyGradientDescent"}[op]
+              for ops in layers for op in ops if op in ("allreduce", "update")] + \
+        ["AllReduceStart"] * (len(layers) + sum(ops.count("update") for ops in layers))
     assert effects == traced  # collectives start in the traced order
     in_flight_now = 0
     for n in _names(graph):
         in_flight_now += (n == "AllReduceStart") - (n == "AllReduceWait")
         if n == "CommProgress":
             assert in_flight_now > 0
+    w.set_data(Tensor(W0))
     np.testing.assert_allclose(Executable(graph)(x).asnumpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(w.asnumpy(), w_want, rtol=1e-12)
     assert in_flight() == 0

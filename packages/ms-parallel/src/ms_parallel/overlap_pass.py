@@ -36,14 +36,16 @@ def _orders(node) -> bool:
     return has_effects(node) and not _named(node, "AllReduceWait")
 
 
-def _cone(start, producer, users, outputs) -> set:
-    """ids of the start and of the pure nodes whose outputs only this cone reads."""
+def _cone(start, producer, users, outputs, after: int, pos) -> set:
+    """ids of the start and of the pure nodes placed after position ``after`` whose
+    outputs only this cone reads (a feeder before a node with effects stays before it:
+    moved later, it could read a Parameter after its update)."""
     members = {id(start)}
     frontier = [start]
     while frontier:
         for a in frontier.pop().inputs():
             p = producer.get(id(a))
-            if p is None or id(p) in members or not is_pure_op(p):
+            if p is None or id(p) in members or pos[id(p)] <= after or not is_pure_op(p):
                 continue
             if all(id(v) not in outputs and all(id(u) in members for u in users[id(v)])
                    for v in p.outputs):
@@ -59,11 +61,10 @@ def _hoist(order: list, start, outputs) -> list:
         for a in n.inputs():
             if id(a) in users:
                 users[id(a)].append(n)
-    members = _cone(start, producer, users, outputs)
-    here = order.index(start)
     pos = {id(n): k for k, n in enumerate(order)}
-    anchor = max((k for k in range(here) if id(order[k]) not in members and
-                  _orders(order[k])), default=-1)
+    here = pos[id(start)]
+    anchor = max((k for k in range(here) if _orders(order[k])), default=-1)
+    members = _cone(start, producer, users, outputs, anchor, pos)
     for n in order:
         if id(n) in members:
             for a in n.inputs():
