@@ -163,3 +163,13 @@ def test_split_keeps_a_rerun_node_in_the_backward():
     assert rerun in bwd.nodes and rerun not in fwd.nodes
     kept = [v.producer.name for v in fwd.outputs[1:] if v.producer is not None]
     assert "Tanh" not in kept and g.inputs[0] in fwd.outputs[1:]  # the input, not tanh's value
+
+
+def test_a_rerun_compiled_apart_from_its_first_run_refuses_random_operators():
+    inner = jit(lambda x: Dropout(x, keep_prob=0.5)[0])  # its first run is another graph's
+    with pytest.raises(TraceError, match=r"Outer\.recompute\(\): its rerun, compiled apart"):
+        ad.grad(lambda x: recompute(inner, x, name="Outer").sum())(XS[0])
+    plain = jit(lambda x: F.tanh(x) * 2.0)  # without them the rerun is a capture like any
+    got = ad.grad(lambda x: recompute(plain, x, name="Outer").sum())(XS[0])
+    np.testing.assert_allclose(got.asnumpy(), 2 * (1 - np.tanh(XS[0].asnumpy()) ** 2),
+                               rtol=1e-5)

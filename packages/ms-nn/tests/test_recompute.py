@@ -232,3 +232,15 @@ def test_the_functional_form_recomputes_one_call():
     _close([got[0], *got[1]], [want[0], *want[1]])
     with pytest.raises(TypeError, match="recompute: block must be a Cell, got function"):
         recompute(lambda x: x, X)
+
+
+def test_a_marked_graph_mode_network_differentiated_eagerly():
+    previous = get_context("mode")
+    set_context(mode=GRAPH_MODE)
+    try:
+        plain, marked = _pair(mark=False)
+        marked.recompute()  # the compiled (outermost) Cell itself
+        got = [ad.grad(n, 0, n.trainable_params())(X) for n in (plain, marked)]
+    finally:
+        set_context(mode=previous)
+    _close([got[0][0], *got[0][1]], [got[1][0], *got[1][1]])

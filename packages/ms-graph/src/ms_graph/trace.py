@@ -72,8 +72,9 @@ class Tracer:
         self._previous = None
         self._fixed: set[int] = set()  # ids of node outputs computed from constants only
         self._reads = value_reads.capturing()
-        # recomputed region -> its first run's random and in-place nodes, for the rerun
-        self._effects: dict[tuple, list] = {}
+        # recomputed region whose first run this trace saw -> that run's random and in-place
+        # nodes, for its rerun (a rerun of a region first run elsewhere is a fresh capture)
+        self._first: dict[tuple, list] = {}
 
     # -- values ----------------------------------------------------------------------
     def _bind(self, t: Tensor, v: Value) -> None:
@@ -149,9 +150,11 @@ class Tracer:
 
     # -- recording -------------------------------------------------------------------
     def record(self, op, values, attrs, out) -> None:
-        effects = region() if op.written or (op.stateful and op.seed_attrs) else None
-        if effects is not None and recomputing() is not None:
-            self._reuse(op, effects, out)  # a random or in-place operator is not rerun
+        key = region()
+        rerun = key in self._first and recomputing() is not None
+        effects = op.written or (op.stateful and op.seed_attrs)
+        if effects and recomputing() is not None:
+            self._reuse(op, key, out, rerun)  # a random or in-place operator is not rerun
             if self._previous is not None:
                 self._previous(op, values, attrs, out)
             return
@@ -165,9 +168,11 @@ class Tracer:
             else:  # a list, numpy array or numpy scalar given as a tensor input
                 args.append(self.const_of(dispatch.input_array(op, a.name, v)))
         node = Node(op, args, dict(attrs))
-        node.recompute = recomputing()
-        if effects is not None:
-            self._effects.setdefault(effects, []).append(node)
+        node.recompute = recomputing() if rerun else None
+        if key is not None and not rerun:
+            first = self._first.setdefault(key, [])
+            if effects:
+                first.append(node)
         for o in (out if type(out) is tuple else (out,)):
             self._bind(o, node.add_output(spec_of(array_of(o))))
         if not op.stateful and all(not isinstance(a, Value) or a.is_const or
@@ -177,11 +182,18 @@ class Tracer:
         if self._previous is not None:
             self._previous(op, values, attrs, out)
 
-    def _reuse(self, op, key, out) -> None:
+    def _reuse(self, op, key, out, seen: bool) -> None:
         """The rerun of a recomputed region (``ms_autodiff.recompute``) calls a random or
         in-place operator: its outputs are the first run's, in order (a copy would draw
         other numbers, or update twice), and those become residuals instead."""
-        first = self._effects.get(key)
+        if not seen:
+            raise TraceError(
+                f"{key[0]}.recompute(): its rerun, compiled apart from its first run (the "
+                f"marked Cell is the compiled one, or runs inside a tensor if/while), calls "
+                f"{op.name}, whose random numbers or in-place update the graph cannot take "
+                "from the first run. Mark a Cell inside the compiled network instead, or "
+                "run in PyNative mode.")
+        first = self._first[key]
         if not first or first[0].op is not op:
             raise TraceError(
                 f"{key[0]}.recompute(): its rerun called {op.name} where its first run "
