@@ -220,9 +220,10 @@ def _plan(src, dst, shape, itemsize, topo) -> Redistribution:
 def glued(a: TensorLayout, b: TensorLayout):
     """``(a, b)`` on a coarser device matrix: adjacent axes that both layouts use together
     (one right after the other in one dimension, both partial, or both unused) made one,
-    or None if there are none. The steps then move both at once (one 4-way AlltoAll where
-    the finer matrix needs a gather, a 2-way AlltoAll and a slice); ``_plan`` searches both
-    matrices and keeps the cheaper sequence.
+    or None if no such pair is used by either (unused axes take part in no step). The steps
+    then move both at once (one 4-way AlltoAll where the finer matrix needs a gather, a
+    2-way AlltoAll and a slice); ``_plan`` searches both matrices and keeps the cheaper
+    sequence.
 
     >>> a, b = TensorLayout((2, 2), ((0, 1), ())), TensorLayout((2, 2), ((), (0, 1)))
     >>> glued(a, b)
@@ -240,14 +241,16 @@ TensorLayout(dev_matrix=(4,), tensor_map=((), (0,))))
         return True
 
     dev = a.dev_matrix
-    new, fold = [], {}
+    used = {x for lay in (a, b) for axes in lay.tensor_map for x in axes} | a.partial
+    new, fold, moved = [], {}, False
     for k, size in enumerate(dev):
         if k and together(a, k - 1) and together(b, k - 1):
             new[-1] *= size
+            moved = moved or k in used  # axes used by neither appear in no step
         else:
             new.append(size)
         fold[k] = len(new) - 1
-    if len(new) == len(dev):
+    if not moved:
         return None
 
     def on(lay):
