@@ -17,9 +17,10 @@ The rerun must compute what the first run did:
 
 A recomputed call inside another runs as part of it, once per run of the outer one (as
 MindSpore recomputes a marked Cell's marked children with it). While the rerun's forward
-pass runs, ``recomputing()`` names the call: ms-graph's tracer
-marks the nodes it captures then, and the forward/backward split puts them in the
-backward graph instead of keeping their values as residuals.
+pass runs, ``recomputing()`` names the call and ``region()`` gives the key its first run
+had: ms-graph's tracer marks the nodes it captures then (the forward/backward split puts
+them in the backward graph instead of keeping their values as residuals), and gives the
+rerun's random and in-place operators the first run's outputs.
 """
 
 from __future__ import annotations
