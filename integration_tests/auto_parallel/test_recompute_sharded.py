@@ -1,6 +1,7 @@
 """``Cell.recompute()`` in sharded runs: on 2 ranks a ShardedNet whose marked Cell's
 operators are one recomputed region (eager and compiled) and a pipeline stage sharded over
-both ranks with marked cells; on 4 ranks two such stages. Each equals one process without
+both ranks with marked cells; on 4 ranks two such stages, and a batch- and model-cut pair
+whose replicated slices are kept as parts (optimizer parallel). Each equals one process without
 the marks (``train_recompute.py``)."""
 
 import pathlib
@@ -13,7 +14,8 @@ from ms_parallel.testing import run_ranks  # noqa: E402
 SCRIPT = pathlib.Path(__file__).with_name("train_recompute.py")
 
 
-@pytest.mark.parametrize("case, ranks", [("sharded", 2), ("pipeline", 2), ("stages", 4)])
+@pytest.mark.parametrize("case, ranks", [("sharded", 2), ("zero", 4), ("pipeline", 2),
+                                         ("stages", 4)])
 def test_recompute_on_sharded_ranks_equals_one_process(case, ranks):
     proc = run_ranks(ranks, SCRIPT, case, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr

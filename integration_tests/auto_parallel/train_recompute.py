@@ -6,12 +6,14 @@ with semi-auto parallel; every rank trains its slices (``ShardedNet``) and asser
 losses and gradients of the unmarked single-process run, that the captured plan knows the
 pair's three operators as one recomputed region, and that its tape keeps fewer bytes than
 the same ShardedNet without the mark; a ``jit``-compiled step equals the eager one and
-its graph reruns the pair. ``pipeline``: one pipeline stage sharded over all the
-ranks (``PipelineCell(..., width=n)``) whose second and fourth cells are marked, trained
-with SGD for three steps against the unmarked single process; ``stages``: the same in two
-stages sharded over half the ranks each (4 ranks). Each rank prints ``rank R ok``.
+its graph reruns the pair. ``zero`` (4 ranks): the pair cut over batch and model, each
+replicated slice kept as parts (optimizer parallel), marked = unmarked step for step.
+``pipeline``: one pipeline stage sharded over all the ranks (``PipelineCell(...,
+width=n)``) whose second and fourth cells are marked, trained with SGD for three steps
+against the unmarked single process; ``stages``: the same in two stages sharded over half
+the ranks each (4 ranks). Each rank prints ``rank R ok``.
 
-usage: train_recompute.py sharded|pipeline|stages
+usage: train_recompute.py sharded|zero|pipeline|stages
 """
 
 import sys
@@ -30,6 +32,7 @@ from ms_parallel.auto.pipeline import PipelineCell
 from ms_parallel.auto.planner import plan
 from ms_parallel.auto.simulate import local_slice
 from ms_parallel.auto.topology import Topology
+from ms_parallel.auto.train import slice_in_place
 from ms_parallel.context import reset_auto_parallel_context, set_auto_parallel_context
 from ms_parallel.management import get_group_size, get_rank, init
 from ms_tensor import Parameter, Tensor
@@ -37,23 +40,24 @@ from ms_tensor.tensor import array_of
 
 
 class Pair(Cell):
-    def __init__(self, n, seed):
+    def __init__(self, n, seed, d=1):
         super().__init__()
         rng = np.random.default_rng(seed)
         self.w1 = Parameter(Tensor(rng.standard_normal((8, 32)) * 0.3), name=f"p{seed}.w1")
         self.w2 = Parameter(Tensor(rng.standard_normal((32, 8)) * 0.3), name=f"p{seed}.w2")
-        self.mm1 = MatMul().shard(((1, 1), (1, n)))  # column parallel
+        m = n // d  # d: the batch cut d ways too (the weights then have replicas)
+        self.mm1 = MatMul().shard(((d, 1), (1, m)))  # column parallel
         self.relu = ReLU()
-        self.mm2 = MatMul().shard(((1, n), (n, 1)))  # row parallel: partial sums
+        self.mm2 = MatMul().shard(((d, m), (m, 1)))  # row parallel: partial sums
 
     def construct(self, x):
         return self.mm2(self.relu(self.mm1(x, self.w1)), self.w2)
 
 
 class Net(Cell):
-    def __init__(self, n, marked):
+    def __init__(self, n, marked, d=1):
         super().__init__()
-        self.pair = Pair(n, 0)
+        self.pair = Pair(n, 0, d)
         self.b = Parameter(Tensor(np.full(8, 0.1)), name="b")
         self.add, self.mean = Add(), ReduceMean()
         if marked:
@@ -139,6 +143,34 @@ def compiled(result, rank, full, x):
                                    eager_net.params[name].asnumpy(), rtol=0, atol=1e-12)
 
 
+def zero(rank, n):
+    """Optimizer parallel (ZeRO-1) over the replicas of a batch- and model-cut pair: the
+    marked run gathers the Parameter parts inside its recomputed region; its losses and
+    parts equal the unmarked run's, step for step."""
+    x = Tensor(np.random.default_rng(1).standard_normal((16, 8)))
+    nets = {m: Net(n, m, d=2) for m in (False, True)}
+    full = {p.name: p.asnumpy().copy() for p in nets[False].trainable_params()}
+    losses, parts = {}, {}
+    for m, net in nets.items():
+        s = ShardedNet(plan(capture(net, x), Topology(device_num=n), "sharding_propagation"),
+                       rank, full)
+        slice_in_place(s, {p.name: p for p in net.trainable_params()}, {},
+                       parallel_optimizer=True)
+        assert s.parts, "the replicated slices are kept as parts"
+        names = sorted(s.params)
+        f = value_and_grad(s.loss_for_grad, None, [s.params[k] for k in names])
+        losses[m] = []
+        for k in range(3):
+            share, grads = f(x * float(k + 1))
+            losses[m].append(float(share.asnumpy()))
+            for name, g in zip(names, grads):  # SGD on this rank's parts
+                array_of(s.params[name])[...] -= 0.1 * g.asnumpy()
+        parts[m] = {k: s.params[k].asnumpy() for k in names}
+    np.testing.assert_allclose(losses[True], losses[False], rtol=1e-12)
+    for k, v in parts[False].items():
+        np.testing.assert_allclose(parts[True][k], v, rtol=1e-10, atol=1e-13, err_msg=k)
+
+
 class Dense(Cell):
     def __init__(self, name, rows, cols, seed, cut, n):
         super().__init__()
@@ -201,7 +233,7 @@ def pipeline(rank, n, stages=1):
 def main():
     init()
     rank, n = get_rank(), get_group_size()
-    {"sharded": sharded, "pipeline": pipeline,
+    {"sharded": sharded, "pipeline": pipeline, "zero": zero,
      "stages": lambda r, m: pipeline(r, m, stages=2)}[sys.argv[1]](rank, n)
     print(f"rank {rank} ok", flush=True)
 
