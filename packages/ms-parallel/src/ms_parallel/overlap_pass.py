@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ms_graph.executor import register_runner
 from ms_graph.ir import Node, Value
-from ms_graph.passes._util import has_effects, is_pure_op
+from ms_graph.passes import has_effects, is_pure_op
 
 from ms_parallel.overlap_ops import progress
 

@@ -3,13 +3,17 @@
 They rewrite the graph in place (and return it). ``ORDER`` is the one order they run in:
 ``ms_graph.plugin`` registers them in it (as lazy ``"module:run"`` entries), and ``run_all``
 applies it directly (tests, and callers that want the passes without the registry).
+``has_effects``/``is_pure_op`` are what a plugin's own pass needs to know before it moves
+or drops a node.
 """
 
 from __future__ import annotations
 
 import importlib
 
-__all__ = ["ORDER", "run_all"]
+from ms_graph.passes._util import has_effects, is_pure_op
+
+__all__ = ["ORDER", "run_all", "has_effects", "is_pure_op"]
 
 # Inline first (exposes everything else), simplify and fold, merge duplicates, then fuse
 # what is left (fusion drops dead nodes first, so dead users do not block it) and sweep.
