@@ -101,6 +101,18 @@ def test_strategy_file_round_trips_and_pins_a_later_search(tmp_path):
         load_strategy(path)
 
 
+def test_a_strategy_file_naming_other_operators_warns_that_it_pins_nothing(tmp_path):
+    g = models.mlp(64, (32, 64, 8))
+    topo = Topology(device_num=4)
+    path = tmp_path / "strategy.json"
+    plan(g, topo, strategy_ckpt_config={"save_file": str(path)})
+    data = json.loads(path.read_text())
+    data["operators"] = {f"Default/network-Net/{k}-op0": v for k, v in data["operators"].items()}
+    path.write_text(json.dumps(data))
+    with pytest.warns(UserWarning, match=r"strategy.json: \d+ of its \d+ operators are not in"):
+        plan(g, topo, strategy_ckpt_config={"load_file": str(path)})
+
+
 def test_cli_plans_a_script_for_many_simulated_devices(tmp_path, capsys):
     script = tmp_path / "train.py"
     script.write_text(textwrap.dedent('''

@@ -106,7 +106,9 @@ def plan(graph: OpGraph, topology: Topology, search_mode: str = "dynamic_program
     config = dict(strategy_ckpt_config or {})
     pinned = dict(pinned or {})
     if config.get("load_file"):
-        pinned.update(load_strategy(config["load_file"], topology.device_num))
+        loaded = load_strategy(config["load_file"], topology.device_num)
+        _warn_unmatched(config["load_file"], loaded, graph)
+        pinned.update(loaded)
     model = CostModel(graph, topology, optimizer_states, fully_use_devices, pinned)
     search = SEARCH_MODES[search_mode]
     cuts = search(model)
@@ -186,3 +188,17 @@ def data_parallel_strategy(spec, device_num: int) -> tuple:
         sizes = spec.sizes()[letter]
         cut = max(d for d in divisors(device_num) if all(s % d == 0 for s in sizes))
     return to_strategy(spec, tuple(cut if c == letter else 1 for c in spec.free))
+
+
+def _warn_unmatched(path, loaded: dict, graph: OpGraph) -> None:
+    """A loaded strategy whose operator names this graph lacks pins nothing: say so (a file
+    MindSpore wrote names operators its own way, ``Default/network-Net/MatMul-op0``)."""
+    names = {node.name for node in graph.nodes}
+    unmatched = sorted(set(loaded) - names)
+    if unmatched:
+        import warnings
+
+        shown = ", ".join(unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
+        warnings.warn(f"strategy file {path}: {len(unmatched)} of its {len(loaded)} operators "
+                      f"are not in this network ({shown}) and pin nothing; this network's "
+                      f"operators are named like {sorted(names)[:3]}", stacklevel=3)
