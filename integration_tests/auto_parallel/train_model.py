@@ -27,7 +27,7 @@ its own) and every rank's checkpoint of its slices (``DIR/rank_r/net.ckpt``);
 each rank its slices back.
 
 usage: train_model.py --optimizer momentum|adam|adamw [--parallel-optimizer] [--graph]
-       [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic] [--ckpt DIR]
+       [--auto] [--steps K] [--eval] [--loss-scale fixed|dynamic] [--ckpt DIR] [--recompute]
 """
 
 import argparse
@@ -62,6 +62,8 @@ p.add_argument("--auto", action="store_true",
 p.add_argument("--eval", action="store_true", help="then eval, predict and call the network")
 p.add_argument("--loss-scale", choices=("fixed", "dynamic"), default=None)
 p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
+p.add_argument("--recompute", action="store_true",
+               help="Cell.recompute() on the sharded run's network (docs/recompute.md)")
 p.add_argument("--strategy-file", default="strategy.json",
                help="its name: .json for JSON, any other (strategy.ckpt) for protobuf")
 args = p.parse_args()
@@ -141,8 +143,12 @@ if args.ckpt:
         "save_file": os.path.join(args.ckpt, args.strategy_file)},
         group_ckpt_save_file=os.path.join(args.ckpt, f"group_{rank}.pb"))
 # batch cut in 2 where possible, so that weights have replicas for the optimizer to shard
-sharded = train(Net(d=2 if n >= 4 else 1), n, rank)
+sharded = train(Net(d=2 if n >= 4 else 1).recompute() if args.recompute else
+                Net(d=2 if n >= 4 else 1), n, rank)
 step = model_of[-1].train_network._parallel_step
+if args.recompute:  # the marked network's operators (not the loss's): one recomputed region
+    assert {nd.recompute and nd.recompute[0] for nd in step.sharded.graph.nodes
+            if nd.name.startswith("MatMul")} == {"Net"}
 if args.eval:
     # the last rows: no NaN there (--loss-scale)
     valid = NumpySlicesDataset({"x": x[-12:], "y": labels[-12:]}, shuffle=False).batch(6)
