@@ -65,6 +65,15 @@ def check(dtype, shape):
                 same(ReduceScatter(x, op), full[r * rows:(r + 1) * rows],
                      f"ReduceScatter {op} {what}")
     assert not np.shares_memory(AllReduce(x).asnumpy(), xs[r])
+    # Results still held are never reused (a dropped one may be): each keeps its values.
+    scaled = [[(v * k).astype(dtype) for v in xs] for k in (1, 2, 3)]
+    held = [(AllReduce(Tensor(v[r])), AllGather(Tensor(v[r])) if shape else None,
+             Broadcast(Tensor(v[r]), n - 1)) for v in scaled]
+    for v, (reduced, gathered, cast) in zip(scaled, held):
+        same(reduced, np.sum(np.stack(v), axis=0).astype(dtype), f"held AllReduce {what}")
+        if shape:
+            same(gathered, np.concatenate(v), f"held AllGather {what}")
+        same(cast, v[n - 1], f"held Broadcast {what}")
 
 
 for dtype in direct.DTYPES:

@@ -14,6 +14,7 @@ ms_parallel.direct binds this module only where mpi4py's handles have that form.
 """
 
 cimport numpy as cnp
+from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX
 
 cnp.import_array()
@@ -96,7 +97,7 @@ cdef class Plan:
     caller then takes the generic path, which converts or raises)."""
 
     cdef readonly int comm, size, op, root, rank
-    cdef object tensor, wrap, recycle
+    cdef object tensor, wrap, recycle, last
     cdef Py_ssize_t recycle_bytes
 
     def __init__(self, int comm, int size, int rank, tensor, wrap, int op=0, int root=0,
@@ -111,6 +112,28 @@ cdef class Plan:
     cdef inline object _array(self, object t):
         return t._data if type(t) is self.tensor else None
 
+    cdef cnp.ndarray _result(self, cnp.ndarray like, Py_ssize_t rows):
+        """A result array: the last one, where this plan holds the only reference to it
+        (the tensor it was returned in and every view of it are gone: as ms_parallel.recycle
+        does for large ones, so a loop that drops each result allocates nothing), else a
+        new one of ``like``'s dtype and shape with ``rows`` on axis 0."""
+        if self.last is not None and (<PyObject*>self.last).ob_refcnt == 1 and \
+                _fits(<cnp.ndarray>self.last, like, rows):
+            return <cnp.ndarray>self.last
+        self.last = _empty(like, rows)
+        return <cnp.ndarray>self.last
+
+
+cdef inline bint _fits(cnp.ndarray out, cnp.ndarray like, Py_ssize_t rows) noexcept:
+    """Whether ``out`` has ``like``'s dtype and shape with ``rows`` on axis 0."""
+    cdef int k, nd = cnp.PyArray_NDIM(like)
+    if cnp.PyArray_NDIM(out) != nd or cnp.PyArray_TYPE(out) != cnp.PyArray_TYPE(like):
+        return False
+    for k in range(nd):
+        if cnp.PyArray_DIM(out, k) != (rows if k == 0 else cnp.PyArray_DIM(like, k)):
+            return False
+    return True
+
 
 cdef class AllReduce(Plan):
     def __call__(self, t):
@@ -122,7 +145,7 @@ cdef class AllReduce(Plan):
         if self.recycle is not None and cnp.PyArray_NBYTES(a) >= self.recycle_bytes:
             out = self.recycle(a)
         else:
-            out = _empty(a, cnp.PyArray_DIM(a, 0) if cnp.PyArray_NDIM(a) else 0)
+            out = self._result(a, cnp.PyArray_DIM(a, 0) if cnp.PyArray_NDIM(a) else 0)
         cdef void* src = cnp.PyArray_DATA(a)
         cdef void* dst = cnp.PyArray_DATA(out)
         cdef int n = <int>cnp.PyArray_SIZE(a), ierr
@@ -155,7 +178,7 @@ cdef class AllGather(Plan):
         cdef cnp.ndarray a = <cnp.ndarray>x
         if cnp.PyArray_SIZE(a) * self.size > INT_MAX:
             return NotImplemented
-        cdef cnp.ndarray out = _empty(a, cnp.PyArray_DIM(a, 0) * self.size)
+        cdef cnp.ndarray out = self._result(a, cnp.PyArray_DIM(a, 0) * self.size)
         cdef void* src = cnp.PyArray_DATA(a)
         cdef void* dst = cnp.PyArray_DATA(out)
         cdef int n = <int>cnp.PyArray_SIZE(a), ierr
@@ -173,7 +196,7 @@ cdef class ReduceScatter(Plan):
                 cnp.PyArray_DIM(<cnp.ndarray>x, 0) % self.size:
             return NotImplemented
         cdef cnp.ndarray a = <cnp.ndarray>x
-        cdef cnp.ndarray out = _empty(a, cnp.PyArray_DIM(a, 0) // self.size)
+        cdef cnp.ndarray out = self._result(a, cnp.PyArray_DIM(a, 0) // self.size)
         cdef void* src = cnp.PyArray_DATA(a)
         cdef void* dst = cnp.PyArray_DATA(out)
         cdef int n = <int>cnp.PyArray_SIZE(out), ierr
@@ -190,7 +213,7 @@ cdef class Broadcast(Plan):
         if dt == 0:
             return NotImplemented
         cdef cnp.ndarray a = <cnp.ndarray>x
-        cdef cnp.ndarray out = _empty(a, cnp.PyArray_DIM(a, 0) if cnp.PyArray_NDIM(a) else 0)
+        cdef cnp.ndarray out = self._result(a, cnp.PyArray_DIM(a, 0) if cnp.PyArray_NDIM(a) else 0)
         if self.rank == self.root:
             cnp.PyArray_CopyInto(out, a)
         cdef void* buf = cnp.PyArray_DATA(out)
