@@ -4,26 +4,34 @@ buffers (the limit: the same MPI call with nothing around it) and PyTorch's gloo
 per tensor.
 
 * ``allreduce``: float32 buffers of 1 KB to 64 MB, sum over 2 ranks. In one MPI job the
-  implementations run in turn within each round (A B C D A B C D ...); a sample is the
-  slowest rank's mean time over enough back-to-back calls to last ~2 ms (at least one),
-  and each size takes 41 rounds (the median is reported: on a loaded machine a sample is
-  a few scheduler slices). Bandwidth is bytes / time (algorithm bandwidth).
+  implementations run in turn within each round, in a new random order each round
+  (A B C D, C A D B, ...); a sample is the slowest rank's mean time over enough
+  back-to-back calls to last ~2 ms (at least one), and each size takes 41 rounds (the
+  median is reported: on a loaded machine a sample is a few scheduler slices).
+  Bandwidth is bytes / time (algorithm bandwidth).
   ``AllReduce(t)`` (the operator) and ``ops.AllReduce()(t)`` (its Primitive) return a new
   tensor: their eager call skips generic dispatch and receives straight into its result,
   which for 1 MB and more is a recycled array nobody holds any more (ms_parallel.recycle);
-  ``ops.communication.all_reduce(t)`` reduces ``t``'s own buffer (MPI_IN_PLACE); raw
-  mpi4py reuses one preallocated receive buffer; gloo reduces in place. (The in-place
-  sum grows the values geometrically; float32 holds them for these round counts.)
+  ``ops.communication.all_reduce(t)`` reduces ``t``'s own buffer (MPI_IN_PLACE); all
+  three call MPI_Allreduce from C where ms-parallel's optional module is built and the
+  MPI has MPICH's ABI (ms_parallel.direct; the report says which path ran), else through
+  mpi4py. Raw mpi4py reuses one preallocated receive buffer; gloo reduces in place.
+  (The in-place sum doubles the values every call, so they soon reach inf: adding infs
+  costs the CPU no more than adding finite floats, unlike subnormals.)
 * ``dp``: an MLP 784-512-512-10 (670k parameters, 6 tensors) trained with Momentum on a
   fixed global batch of 64 (32 per rank on 2 ranks) through ``TrainOneStepCell`` in
-  DATA_PARALLEL mode: steps per second with 1 rank and 2 ranks (two launches per round,
-  alternating), and in the 2-rank job the share of step time in the gradient reducer's
-  call, bucketed (25 MB buckets: one allreduce) against per tensor (6 allreduces),
-  interleaved. The buckets start during the backward pass (overlap), so the reducer's
-  call measures the communication left exposed after the backward pass. Then the same
-  step compiled (GRAPH_MODE) on 2 ranks: there the bucket allreduces are graph nodes
-  that run after the backward nodes (no overlap yet), so all their time (the AllReduce
-  kernels, timed through ms-ops' kernel observer) is exposed.
+  DATA_PARALLEL mode: steps per second with 1 rank and 2 ranks (alternating launches;
+  each of the 2 ranks gets half the BLAS threads), and in the 2-rank job the share of
+  step time in the gradient reducer's call, bucketed (DDP's 25 MB with a 1 MB first
+  bucket, a layer per bucket where it fits: 3 allreduces of 20 KB, 1 MB and 1.6 MB)
+  against per tensor (6 allreduces), interleaved. The buckets start during the backward
+  pass (overlap), so the reducer's call measures the communication left exposed after
+  the backward pass. Then the same step compiled (GRAPH_MODE) on 2 ranks, with
+  ``set_compiled_overlap(False)`` and with overlap (the default), interleaved in one job:
+  without, the bucket allreduces run after the backward nodes; with, each bucket's
+  AllReduceStart runs as soon as its gradients exist and its AllReduceWait before the
+  optimizer. Their "reducer" column is the time in the AllReduce / AllReduceWait kernels
+  (timed through ms-ops' kernel observer): the communication the step waits for.
 
 The 2 cores are shared by both ranks (and everything else on the machine): on a real
 cluster each rank has its own cores, so 2 ranks here cannot be faster than 1.
@@ -32,18 +40,21 @@ Usage: ``python benchmarks/bench_parallel.py [--quick] [--case allreduce|dp]``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import random
 import sys
 import tempfile
 import time
 
 import _common  # noqa: F401 -- first: it sets the thread counts before numpy loads
 import numpy as np
-from _common import arg_parser, load_line, machine, median_iqr, num
+from _common import THREADS, arg_parser, load_line, machine, median_iqr, num
 
 SIZES = [1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 26]  # bytes: 1 KB .. 64 MB
 CASES = ("allreduce", "dp")
+_THREAD_VARS = ("BENCH_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _launch(n, *args):
@@ -114,13 +125,19 @@ def worker_allreduce(out, rounds):
         reps = max(1, int(0.002 / max(_timed(comm, fns["mpi4py Allreduce"], 3), 1e-6)))
         reps = comm.bcast(reps)
         samples = {k: [] for k in fns}
-        for _ in range(1 + rounds):  # the first round warms up
-            for k, fn in fns.items():
-                samples[k].append(_timed(comm, fn, reps))
+        for i in range(1 + rounds):  # the first round warms up
+            # A new order each round (the same on every rank: seeded by the round), so no
+            # implementation always runs right after the same one (gloo's, whose threads
+            # may still be busy; a rotation would keep A after D every round).
+            for k in random.Random(i).sample(list(fns), len(fns)):
+                samples[k].append(_timed(comm, fns[k], reps))
         results[size] = {k: v[1:] for k, v in samples.items()}
     if comm.rank == 0:
+        from ms_parallel.direct import kernel
+
+        path = "C (ms_parallel.direct)" if kernel() is not None else "mpi4py"
         with open(out, "w") as f:
-            json.dump({"results": results, "reps": reps}, f)
+            json.dump({"results": results, "reps": reps, "path": path}, f)
 
 
 def _mlp_step(batch):
@@ -195,22 +212,28 @@ def worker_dp(out, steps, global_batch=64):
 
 
 def worker_dp_graph(out, steps, global_batch=64):
+    """The compiled step, overlap off and on (``set_compiled_overlap``): two
+    TrainOneStepCells from the same seed, one step of each in turn."""
     import microspore as ms
     from microspore.communication import get_group_size, get_rank, init
     from ms_ops.dispatch import set_kernel_observer
+    from ms_parallel.overlap import set_compiled_overlap
 
     ms.set_context(mode=ms.GRAPH_MODE)
     init()
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=True)
-    step, x, y = _mlp_step(global_batch // get_group_size())
+    steps_by = {}
+    for name, on in (("compiled", False), ("compiled, overlap", True)):
+        set_compiled_overlap(on)
+        steps_by[name], x, y = _mlp_step(global_batch // get_group_size())
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     spent = {"t": 0.0}
 
     def observe(name, kernel):
-        if name != "AllReduce":
+        if name not in ("AllReduce", "AllReduceWait"):
             return kernel
 
         def timed(*args, **kwargs):
@@ -222,16 +245,18 @@ def worker_dp_graph(out, steps, global_batch=64):
         return timed
 
     set_kernel_observer(observe)
-    for _ in range(3):
-        step(x, y)  # compiles, then warms up
-    result = {"step": [], "comm": []}
+    for step in steps_by.values():
+        for _ in range(3):
+            step(x, y)  # compiles, then warms up
+    result = {name: {"step": [], "comm": []} for name in steps_by}
     for _ in range(steps):
-        spent["t"] = 0.0
-        comm.Barrier()
-        t0 = time.perf_counter()
-        step(x, y)
-        result["step"].append(_slowest(comm, time.perf_counter() - t0))
-        result["comm"].append(comm.allreduce(spent["t"], op=MPI.MAX))
+        for name, step in steps_by.items():  # interleaved: one step of each, in turn
+            spent["t"] = 0.0
+            comm.Barrier()
+            t0 = time.perf_counter()
+            step(x, y)
+            result[name]["step"].append(_slowest(comm, time.perf_counter() - t0))
+            result[name]["comm"].append(comm.allreduce(spent["t"], op=MPI.MAX))
     if get_rank() == 0:
         with open(out, "w") as f:
             json.dump(result, f)
@@ -243,14 +268,16 @@ def _size(b):
 
 
 def report_allreduce(rounds):
-    data = _launch(2, "allreduce", rounds)["results"]
+    job = _launch(2, "allreduce", rounds)
+    data = job["results"]
     impls = list(next(iter(data.values())))
     print("\n### AllReduce (sum, float32, 2 ranks on this machine)\n")
-    print("Last columns: the operator AllReduce and its Primitive (a new tensor per call) "
-          "over mpi4py; medians of 41 interleaved samples.\n")
+    print(f"microspore's eager path: {job['path']}. Last columns: the operator AllReduce, "
+          "its Primitive (a new tensor per call) and the in-place all_reduce over mpi4py; "
+          f"medians of {rounds} interleaved samples.\n")
     print("| size | " + " | ".join(f"{k}: µs (GB/s)" for k in impls) +
-          " | AllReduce / mpi4py | ops.AllReduce() / mpi4py |")
-    print("|---|" + "---|" * (len(impls) + 2))
+          " | AllReduce / mpi4py | ops.AllReduce() / mpi4py | all_reduce / mpi4py |")
+    print("|---|" + "---|" * (len(impls) + 3))
     worst = worst_in = 0.0
     for size, per in data.items():
         med = {k: median_iqr(v)[0] for k, v in per.items()}
@@ -260,18 +287,37 @@ def report_allreduce(rounds):
         ratio_in = med["microspore all_reduce (in place)"] / med["mpi4py Allreduce"]
         worst, worst_in = max(worst, ratio, ratio_prim), max(worst_in, ratio_in)
         print(f"| {_size(int(size))} | " + " | ".join(cells) +
-              f" | {ratio:.2f} | {ratio_prim:.2f} |")
+              f" | {ratio:.2f} | {ratio_prim:.2f} | {ratio_in:.2f} |")
     return worst, worst_in
+
+
+@contextlib.contextmanager
+def _blas_threads(n):
+    """Each of ``n`` ranks gets its share of the BLAS threads (the workers' _common reads
+    BENCH_THREADS): two ranks with two spinning OpenBLAS threads each on 2 cores made the
+    2-rank step ~10x slower."""
+    saved = {v: os.environ.get(v) for v in _THREAD_VARS}
+    os.environ.update({v: str(max(1, THREADS // n)) for v in _THREAD_VARS})
+    try:
+        yield
+    finally:
+        for v, value in saved.items():
+            if value is None:
+                del os.environ[v]
+            else:
+                os.environ[v] = value
 
 
 def report_dp(rounds, steps):
     one = []
-    comm = {"bucketed": [], "per tensor": [], "bucketed, compiled": []}
-    step2 = {"bucketed": [], "per tensor": [], "bucketed, compiled": []}
+    names = ("bucketed", "per tensor", "compiled", "compiled, overlap")
+    comm = {name: [] for name in names}
+    step2 = {name: [] for name in names}
     for _ in range(rounds):
         one += _launch(1, "dp", steps)["bucketed"]["step"]
-        r = _launch(2, "dp", steps)
-        r["bucketed, compiled"] = _launch(2, "dp_graph", steps)
+        with _blas_threads(2):
+            r = _launch(2, "dp", steps)
+            r.update(_launch(2, "dp_graph", steps))
         for name in comm:
             step2[name] += r[name]["step"]
             comm[name] += r[name]["comm"]
@@ -284,8 +330,10 @@ def report_dp(rounds, steps):
         s, c = median_iqr(step2[name])[0], median_iqr(comm[name])[0]
         print(f"| 2 ranks, {name} | {num(s * 1e3)} | {num(1 / s)} | {num(c * 1e3)} | "
               f"{c / s:.0%} |")
+    overlap = median_iqr(step2["compiled, overlap"])[0] / median_iqr(step2["compiled"])[0]
+    print(f"\nCompiled step, overlap on / off: {overlap:.2f}")
     return (median_iqr(step2["bucketed"])[0] / median_iqr(step2["per tensor"])[0],
-            median_iqr(comm["bucketed"])[0] / median_iqr(comm["per tensor"])[0])
+            median_iqr(comm["bucketed"])[0] / median_iqr(comm["per tensor"])[0], overlap)
 
 
 def main(argv=None) -> int:
@@ -310,10 +358,12 @@ def main(argv=None) -> int:
             goals.append(f"{what} within 10% of raw mpi4py, 1 KB-64 MB: worst ratio "
                          f"{w:.2f} ({'met' if w <= 1.10 else 'NOT met'})")
     if "dp" in cases:
-        step, ratio = report_dp(1 if args.quick else 3, 10 if args.quick else 40)
+        step, ratio, overlap = report_dp(1 if args.quick else 3, 10 if args.quick else 40)
         for what, x in (("step time", step), ("reducer time after backward", ratio)):
             goals.append(f"bucketed at least as fast as per tensor, {what}: ratio "
                          f"{x:.2f} ({'met' if x <= 1.0 else 'NOT met'})")
+        goals.append(f"compiled step with overlap at least as fast as without: ratio "
+                     f"{overlap:.2f} ({'met' if overlap <= 1.0 else 'NOT met'})")
     print()
     for g in goals:
         print(f"- goal check: {g}")
