@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import importlib
 
-from ms_graph.passes._util import has_effects, is_pure_op
-
 __all__ = ["ORDER", "run_all", "has_effects", "is_pure_op"]
 
 # Inline first (exposes everything else), simplify and fold, merge duplicates, then fuse
@@ -24,3 +22,13 @@ def run_all(graph, passes=ORDER):
     for name in passes:
         graph = importlib.import_module(f"ms_graph.passes.{name}").run(graph)
     return graph
+
+
+def __getattr__(name):
+    # Loaded on first use: the registry imports this package on every process's first
+    # operator call, and the IR behind these must not load before a graph is built.
+    if name in ("has_effects", "is_pure_op"):
+        from ms_graph.passes import _util
+
+        return getattr(_util, name)
+    raise AttributeError(f"module 'ms_graph.passes' has no attribute {name!r}")
