@@ -47,9 +47,10 @@ def main():
     ms.set_auto_parallel_context(comm_fusion={"allreduce": {"mode": "size",
                                                             "config": 0.004}})
     eager = _step(True)
-    on = _step(True)  # the default
+    off = _step(True)  # the default
+    set_compiled_overlap(True)
+    on = _step(True)
     set_compiled_overlap(False)
-    off = _step(True)
     single = _step(False)
     assert on.grad_reducer.overlap and not off.grad_reducer.overlap  # set_compiled_overlap
     assert len(on.grad_reducer.buckets(on.weights)) >= 3

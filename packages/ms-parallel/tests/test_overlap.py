@@ -85,7 +85,7 @@ def test_registered():
 
 
 def test_setting():
-    assert compiled_overlap() is True  # on by default
+    assert compiled_overlap() is False  # off by default (ms_parallel.overlap)
     with pytest.raises(TypeError, match="bool"):
         set_compiled_overlap("yes")
 

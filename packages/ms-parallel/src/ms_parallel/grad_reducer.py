@@ -17,7 +17,7 @@ Two ways to run, same numbers:
   MPI calls);
 - while recorded (under ``grad``, in ``jit`` or GRAPH_MODE), as operators (Concat,
   ``AllReduce``, Split, Reshape), so the reduction is part of the compiled graph. With
-  ``overlap`` (the default: ``ms_parallel.overlap``) a bucket's AllReduce is traced as
+  ``overlap`` (off by default: ``ms_parallel.overlap``) a bucket's AllReduce is traced as
   ``AllReduceStart``/``AllReduceWait``, and the compiled graph's schedule pass
   (``ms_parallel.overlap_pass``) starts each bucket where its gradients are ready.
 """
@@ -147,8 +147,10 @@ class DistributedGradReducer(Cell):
 
     def _start(self, parts):
         arrays = [x.asnumpy().reshape(-1) for x in parts]
-        flat = np.concatenate(arrays) if len(arrays) > 1 else arrays[0]
-        return find_group(self.group).iallreduce(flat, "sum")
+        if len(arrays) == 1:  # the gradient's own array, which the caller may still hold
+            return find_group(self.group).iallreduce(arrays[0], "sum")
+        # the bucket's packed copy is this reducer's own: reduced where it lies
+        return find_group(self.group).iallreduce(np.concatenate(arrays), "sum", in_place=True)
 
     def _eager(self, grads, buckets):
         started, self._started = self._started, []

@@ -105,9 +105,13 @@ class MPIGroup(Group):
                                 op=handle(self._op[op]), root=root, recycle=results.like,
                                 recycle_bytes=results.min_bytes)
 
-    def iallreduce(self, x, op):
-        """Start an allreduce; ``.wait()`` on the result returns the reduced array."""
-        return _Pending(self.comm, _send_buf(x), self._op[op], x.dtype)
+    def iallreduce(self, x, op, in_place=False):
+        """Start an allreduce; ``.wait()`` on the result returns the reduced array.
+        ``in_place``: ``x`` is the caller's scratch buffer, reduced where it lies when MPI
+        reads it as it is (MPI_IN_PLACE: no result array, and less memory traffic)."""
+        buf = _send_buf(x)
+        return _Pending(self.comm, buf, self._op[op], x.dtype,
+                        self._in_place if in_place and buf is x else None)
 
     def allgather(self, x):
         buf = _send_buf(x)
@@ -257,11 +261,11 @@ class _Request:
 class _Pending:
     """An allreduce in flight (MPI_Iallreduce)."""
 
-    def __init__(self, comm, buf, op, dtype):
-        self.out = np.empty_like(buf)
+    def __init__(self, comm, buf, op, dtype, in_place=None):
+        self.out = buf if in_place is not None else np.empty_like(buf)
         self.buf = buf  # MPI reads it until the request completes: keep it alive
         self.dtype = dtype
-        self.request = comm.Iallreduce(buf, self.out, op=op)
+        self.request = comm.Iallreduce(buf if in_place is None else in_place, self.out, op=op)
 
     def test(self) -> bool:
         """Whether it has finished; the call itself lets MPI move the data along."""

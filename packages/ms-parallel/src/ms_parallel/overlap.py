@@ -1,24 +1,28 @@
 """Whether a compiled data-parallel step overlaps its bucket reductions with the
 backward pass (what MindSpore's ``grad_computation_allreduce_overlap`` asks of Ascend).
 
-On by default: each new ``DistributedGradReducer`` (and so each ``TrainOneStepCell``
-built in DATA_PARALLEL mode) traces a bucket's reduction as ``AllReduceStart``/
-``AllReduceWait``, which ``overlap_pass`` schedules. ``set_compiled_overlap(False)``
-makes reducers built from then on trace one blocking ``AllReduce`` per bucket after the
-backward pass instead (measured in docs/benchmarks.md); a reducer's own ``overlap``
-argument overrides the setting. PyNative steps overlap regardless (``overlapping()``).
+Off by default, as MindSpore's option is: on this project's only test machine (2 ranks
+sharing 2 cores, where the communication is the ranks' own memory copies) it made a quiet
+compiled step 6-9% slower and a loaded one about 10% faster (docs/benchmarks.md); it is
+meant for ranks whose communication has resources of its own (another node, a NIC).
+``set_compiled_overlap(True)`` makes each new ``DistributedGradReducer`` (and so each
+``TrainOneStepCell`` built in DATA_PARALLEL mode) trace a bucket's reduction as
+``AllReduceStart``/``AllReduceWait``, which ``overlap_pass`` schedules during the backward
+pass; otherwise a reducer traces one blocking ``AllReduce`` per bucket after it. A
+reducer's own ``overlap`` argument overrides the setting. PyNative steps overlap
+regardless (``overlapping()``).
 
->>> set_compiled_overlap(False); compiled_overlap()
-False
 >>> set_compiled_overlap(True); compiled_overlap()
 True
+>>> set_compiled_overlap(False); compiled_overlap()
+False
 """
 
 from __future__ import annotations
 
 __all__ = ["compiled_overlap", "set_compiled_overlap"]
 
-_setting = {"on": True}
+_setting = {"on": False}
 
 
 def compiled_overlap() -> bool:
