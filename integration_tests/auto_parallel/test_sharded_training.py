@@ -72,21 +72,24 @@ def test_model_train_in_semi_auto_parallel_equals_one_process(ranks, extra, tmp_
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks
 
 
-@pytest.mark.parametrize("ranks, micro, stages, ext", [
-    (2, 2, 2, ".json"), (4, 4, 4, ".json"), (4, 4, 2, ".json"),
-    (4, 4, 2, ".ckpt"),  # the stages' strategy files in MindSpore's protobuf, merged as its
+@pytest.mark.parametrize("ranks, micro, stages, ext, custom", [
+    (2, 2, 2, ".json", False), (4, 4, 4, ".json", False), (4, 4, 2, ".json", False),
+    (4, 4, 2, ".ckpt", False),  # the stages' strategy files in MindSpore's protobuf
+    (2, 2, 2, ".json", True),  # the backbone a Cell calling its layers in turn
 ])
 def test_model_train_with_pipeline_stages_equals_one_process(ranks, micro, stages, ext,
-                                                             tmp_path):
-    """Model.train on nn.PipelineCell(WithLossCell(SequentialCell, loss), micro) with
+                                                             custom, tmp_path):
+    """Model.train on nn.PipelineCell(WithLossCell(backbone, loss), micro) (a SequentialCell,
+    or a Cell whose construct calls its layers in turn) with
     pipeline_stages: 1F1B stages, losses of the one-process PipelineCell; with 2 stages on
     4 ranks each stage's MatMuls are also sharded 2 ways (column then row parallel), and the
     stages' strategy files merged re-cut the ranks' checkpoints into the single run's."""
     script = SCRIPT.with_name("train_model_pipeline.py")
     extra = ("--ckpt", tmp_path, "--strategy-ext", ext) if stages < ranks else ()
+    extra += ("--custom",) if custom else ()
     proc = run_ranks(ranks, script, "--micro", micro, "--steps", 3, "--stages", stages,
                      *extra, timeout=240)
-    assert ("pipeline checkpoints ok" in proc.stdout) == bool(extra), proc.stdout
+    assert ("pipeline checkpoints ok" in proc.stdout) == (stages < ranks), proc.stdout
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(re.findall(r"step (\d) pipeline", proc.stdout)) == ["0", "1", "2"]
     assert sum(f"rank {r} ok" in proc.stdout for r in range(ranks)) == ranks

@@ -15,7 +15,10 @@ With ``--ckpt DIR`` and sharded stages, each rank saves its stage's strategy
 ``--strategy-ext .ckpt``) and its checkpoint; ``merge_pipeline_strategys`` joins the
 stages' files and ``transform_checkpoints`` to one device gives the single run's Parameters.
 
-usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S] [--ckpt DIR]
+``--custom``: the backbone is a Cell whose construct calls the layers in turn (MindSpore's
+pipeline tutorial), not a SequentialCell.
+
+usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S] [--ckpt DIR] [--custom]
 """
 
 import argparse
@@ -42,6 +45,9 @@ p.add_argument("--micro", type=int, default=2)
 p.add_argument("--steps", type=int, default=3)
 p.add_argument("--stages", type=int, default=0, help="pipeline stages (default: the ranks)")
 p.add_argument("--ckpt", default=None, help="a folder for the distributed checkpoints")
+p.add_argument("--custom", action="store_true",
+               help="the backbone a Cell whose construct calls its layers in turn "
+                    "(MindSpore's pipeline tutorial) instead of a SequentialCell")
 p.add_argument("--strategy-ext", default=".json",
                help="the strategy files': .json for JSON, .ckpt for protobuf")
 args = p.parse_args()
@@ -69,12 +75,27 @@ class Linear(Cell):
         return self.relu(y) if self.use_relu else y
 
 
+class Chain(Cell):
+    """MindSpore's tutorial form: the layers are attributes, construct calls them in turn."""
+
+    def __init__(self, cells):
+        super().__init__()
+        self.l0, self.l1, self.l2, self.l3 = cells
+
+    def construct(self, x):
+        x = self.l0(x)
+        x = self.l1(x)
+        x = self.l2(x)
+        return self.l3(x)
+
+
 def network():
     cells = [Linear("w0", 6, 16, 0, cut="column"), Linear("w1", 16, 16, 1, cut="row"),
              Linear("w2", 16, 16, 2, cut="column"), Linear("w3", 16, 3, 3, False, cut="row")]
     for i, c in enumerate(cells):
         c.pipeline_stage = i * stages // len(cells)
-    return PipelineCell(WithLossCell(SequentialCell(cells), MSELoss()), args.micro)
+    backbone = Chain(cells) if args.custom else SequentialCell(cells)
+    return PipelineCell(WithLossCell(backbone, MSELoss()), args.micro)
 
 
 class Losses(Callback):

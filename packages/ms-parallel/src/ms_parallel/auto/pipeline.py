@@ -1,8 +1,12 @@
 """Pipeline parallel: the stages of a network on consecutive ranks, 1F1B over Send/Receive.
 
 As MindSpore's ``pipeline_stages`` with ``Cell.pipeline_stage`` and ``nn.PipelineCell(net,
-micro_size)``: the children of a ``SequentialCell`` are marked ``cell.pipeline_stage = s``;
-rank ``s`` runs stage ``s``. A batch is cut into ``micro_size`` micro-batches. Each rank runs
+micro_size)``: the children of the network are marked ``cell.pipeline_stage = s``; rank
+``s`` runs stage ``s``. The network is a ``SequentialCell``, or any Cell whose
+``construct`` calls each of its children once, in the order they are defined, each on the
+previous one's output (MindSpore's tutorial networks): the first step checks that with
+one pass through the network and refuses, naming the cell, what the stages cannot cut.
+A batch is cut into ``micro_size`` micro-batches. Each rank runs
 the one-forward-one-backward schedule: ``stages - s - 1`` warm-up forwards, then a forward
 and a backward in turn, then the remaining backwards, so at most ``stages - s`` micro-batches'
 activations are alive on stage ``s``. Activations go forward and their gradients backward
@@ -37,7 +41,8 @@ class PipelineCell:
     """One rank's stage of a pipelined network.
 
     Args:
-        backbone: a ``SequentialCell`` whose children carry ``pipeline_stage`` (0 if unset).
+        backbone: a ``SequentialCell`` (or a chain of children, see the module doc) whose
+            children carry ``pipeline_stage`` (0 if unset).
         loss_fn: ``loss_fn(output, labels)``, a mean over the rows; run on the last stage.
         micro_size: micro-batches per step (must divide the batch).
         stage: this rank's stage; ``stages``: how many (the ranks in the pipeline).
@@ -46,6 +51,7 @@ class PipelineCell:
     def __init__(self, backbone, loss_fn, micro_size: int, stage: int, stages: int,
                  width: int = 1, local: int = 0, on_shard=None):
         cells = list(backbone.cells())
+        self.backbone = backbone
         marks = [getattr(c, "pipeline_stage", 0) for c in cells]
         if sorted(set(marks)) != list(range(stages)) or marks != sorted(marks):
             raise ValueError(f"PipelineCell: the cells' pipeline_stage values {marks} must "
@@ -81,6 +87,10 @@ class PipelineCell:
         return self.shapes[key]
 
     def _dry_run(self, micro_x):
+        from ms_nn import SequentialCell
+
+        if type(self.backbone) is not SequentialCell:  # a subclass may change construct
+            _check_chain(self.backbone, self.all_cells, micro_x)
         shapes, x = [], micro_x
         for s in range(self.stages):
             shapes.append(x.shape)
@@ -219,3 +229,35 @@ class PipelineCell:
         self.on_shard(sharded, by_name)
         self.params = [sharded.params[p.name] for p in self.params]
         self.sharded = sharded
+
+
+def _check_chain(backbone, cells, x) -> None:
+    """Raise unless ``backbone(x)`` calls each of ``cells`` once, in order, each on the
+    previous one's output, and returns the last one's: then running the cells in turn is
+    the network, and the stages may cut it between them."""
+    calls = []
+    handles = [c.register_forward_hook(lambda cell, args, out: calls.append((cell, args, out)))
+               for c in cells]
+    try:
+        out = backbone(x)
+    finally:
+        for h in handles:
+            h.remove()
+    name = type(backbone).__name__
+    order = [type(c).__name__ for c, _, _ in calls]
+    if [id(c) for c, _, _ in calls] != [id(c) for c in cells]:
+        raise ValueError(f"PipelineCell: {name}.construct calls its cells as {order}; the "
+                         f"stages need each of {[type(c).__name__ for c in cells]} called "
+                         "once, in the order they are defined (or a SequentialCell)")
+    source = x
+    for k, (cell, args, result) in enumerate(calls):
+        if len(args) != 1 or args[0] is not source:
+            what = "the network's input" if k == 0 else f"{order[k - 1]}'s output"
+            raise ValueError(f"PipelineCell: in {name}.construct, cell {k} "
+                             f"({type(cell).__name__}) is not called on {what} alone; the "
+                             "stages cut the network between cells, so the cells must form "
+                             "a chain with nothing computed between them")
+        source = result
+    if out is not source:
+        raise ValueError(f"PipelineCell: {name}.construct does not return its last cell's "
+                         f"output ({order[-1]}) as it is")

@@ -1,5 +1,6 @@
 """``TrainOneStepCell`` (and ``Model.train``) with ``pipeline_stages`` > 1: the network is
-an ``nn.PipelineCell(WithLossCell(SequentialCell, loss_fn), micro_size)`` whose cells carry
+an ``nn.PipelineCell(WithLossCell(backbone, loss_fn), micro_size)`` (the backbone a
+``SequentialCell`` or a chain of its children: ``ms_parallel.auto.pipeline``) whose cells carry
 ``pipeline_stage`` marks, and rank ``s`` trains stage ``s`` with ``PipelineCell``'s 1F1B
 schedule (``ms_parallel.auto.pipeline``).
 
