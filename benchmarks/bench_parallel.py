@@ -15,7 +15,9 @@ per tensor.
   ``ops.communication.all_reduce(t)`` reduces ``t``'s own buffer (MPI_IN_PLACE); all
   three call MPI_Allreduce from C where ms-parallel's optional module is built and the
   MPI has MPICH's ABI (ms_parallel.direct; the report says which path ran), else through
-  mpi4py. Raw mpi4py reuses one preallocated receive buffer; gloo reduces in place.
+  mpi4py. Raw mpi4py reuses one preallocated receive buffer, at its input's offset within
+  a page (where MPICH reduces fastest, as microspore places its results); gloo reduces in
+  place.
   (The in-place sum doubles the values every call, so they soon reach inf: adding infs
   costs the CPU no more than adding finite floats, unlike subnormals.)
 * ``dp``: an MLP 784-512-512-10 (670k parameters, 6 tensors) trained with Momentum on a
@@ -91,6 +93,7 @@ def worker_allreduce(out, rounds):
 
     import microspore.ops as ops
     from ms_parallel.management import init
+    from ms_parallel.recycle import placed
     from ms_parallel.reduce_ops import AllReduce
     from ms_tensor import Tensor
 
@@ -109,7 +112,10 @@ def worker_allreduce(out, rounds):
     results = {}
     for size in SIZES:
         x = np.random.default_rng(comm.rank).standard_normal(size // 4).astype(np.float32)
-        t, recv = Tensor(x), np.empty_like(x)
+        # mpi4py at its best: its receive buffer at its input's offset within a page (16
+        # bytes further, where np.empty_like puts it here, makes MPICH 1.4-2.5x slower at
+        # 16-256 KB: ms_parallel.recycle.placed)
+        t, recv = Tensor(x), placed(x.shape, x.dtype, x)
         inplace = Tensor(x.copy())
         prim = ops.AllReduce()
         fns = {"microspore AllReduce": lambda t=t: AllReduce(t),

@@ -26,7 +26,30 @@ import sys
 
 import numpy as np
 
-__all__ = ["Recycler"]
+__all__ = ["Recycler", "placed"]
+
+PAGE = 4096
+
+
+def placed(shape, dtype, near: np.ndarray) -> np.ndarray:
+    """An uninitialized C-contiguous array whose data start at the same offset within a
+    memory page as ``near``'s. MPICH's shared-memory reduction of ``near`` into it is then
+    fastest: measured on 2 ranks, an allreduce of 16 KB / 256 KB takes 1.4x / 2.5x as long
+    when its result lies 16 bytes further into its page than its input (where two numpy
+    arrays made one after the other land) as when both share the offset
+    (docs/benchmarks.md, "AllReduce on the C path").
+
+    >>> x = np.ones(2048, np.float32)
+    >>> placed(x.shape, x.dtype, x).ctypes.data % PAGE == x.ctypes.data % PAGE
+    True
+    """
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    raw = np.empty(nbytes + PAGE, np.uint8)
+    start = (near.ctypes.data - raw.ctypes.data) % PAGE
+    if start % dtype.alignment:  # (``near`` itself misaligned for its dtype: any place)
+        return np.empty(shape, dtype)
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
 
 # References to a kept array nobody else holds: the list, the loop variable, and
 # getrefcount's own argument.
@@ -42,13 +65,15 @@ class Recycler:
         self.arrays: list[np.ndarray] = []
 
     def like(self, x: np.ndarray) -> np.ndarray:
-        """An uninitialized C-contiguous array of ``x``'s shape and dtype."""
+        """An uninitialized C-contiguous array of ``x``'s shape and dtype, ``placed`` as
+        ``x`` when it is made."""
         if x.nbytes < self.min_bytes:
             return np.empty_like(x)
-        return self.empty(x.shape, x.dtype)
+        return self.empty(x.shape, x.dtype, near=x)
 
-    def empty(self, shape, dtype) -> np.ndarray:
-        """An uninitialized C-contiguous array of ``shape`` and ``dtype``."""
+    def empty(self, shape, dtype, near: np.ndarray | None = None) -> np.ndarray:
+        """An uninitialized C-contiguous array of ``shape`` and ``dtype`` (a new one
+        ``placed`` as ``near``, if given)."""
         dtype = np.dtype(dtype)
         shape = tuple(shape)
         if math.prod(shape) * dtype.itemsize < self.min_bytes:
@@ -56,7 +81,7 @@ class Recycler:
         for a in self.arrays:
             if a.shape == shape and a.dtype == dtype and sys.getrefcount(a) == _UNUSED:
                 return a
-        a = np.empty(shape, dtype)
+        a = np.empty(shape, dtype) if near is None else placed(shape, dtype, near)
         self.arrays.insert(0, a)
         del self.arrays[self.keep:]
         return a

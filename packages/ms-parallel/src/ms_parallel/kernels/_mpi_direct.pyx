@@ -14,6 +14,8 @@ ms_parallel.direct binds this module only where mpi4py's handles have that form.
 """
 
 cimport numpy as cnp
+
+from ms_parallel.recycle import placed as _placed
 from cpython.object cimport PyObject
 from libc.limits cimport INT_MAX
 
@@ -81,13 +83,17 @@ cdef inline int _check(int ierr) except -1:
 
 
 cdef inline cnp.ndarray _empty(cnp.ndarray like, Py_ssize_t rows):
-    """A new C-ordered array of ``like``'s dtype and shape, with ``rows`` on axis 0."""
+    """A new C-ordered array of ``like``'s dtype and shape, with ``rows`` on axis 0; from a
+    page up, at ``like``'s offset within its page (ms_parallel.recycle.placed: where MPI
+    reduces into it fastest)."""
     cdef cnp.npy_intp dims[64]  # numpy's most dimensions (NPY_MAXDIMS)
     cdef int k, nd = cnp.PyArray_NDIM(like)
     for k in range(nd):
         dims[k] = cnp.PyArray_DIM(like, k)
     if nd:
         dims[0] = rows
+    if cnp.PyArray_NBYTES(like) >= 4096:
+        return _placed(tuple([dims[k] for k in range(nd)]), like.dtype, like)
     return cnp.PyArray_EMPTY(nd, dims, cnp.PyArray_TYPE(like), 0)
 
 
