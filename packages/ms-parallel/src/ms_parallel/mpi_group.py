@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ms_parallel.groups import Group
-from ms_parallel.recycle import Recycler
+from ms_parallel.recycle import PAGE, Recycler, placed
 
 __all__ = ["MPIGroup", "mpi"]
 
@@ -262,7 +262,8 @@ class _Pending:
     """An allreduce in flight (MPI_Iallreduce)."""
 
     def __init__(self, comm, buf, op, dtype, in_place=None):
-        self.out = buf if in_place is not None else np.empty_like(buf)
+        self.out = buf if in_place is not None else \
+            placed(buf.shape, buf.dtype, buf) if buf.nbytes >= PAGE else np.empty_like(buf)
         self.buf = buf  # MPI reads it until the request completes: keep it alive
         self.dtype = dtype
         self.request = comm.Iallreduce(buf if in_place is None else in_place, self.out, op=op)
