@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ms_ops import functional as F
+from ms_parallel.auto.gather_rows import local_lookup
 from ms_parallel.auto.layout import TensorLayout
 from ms_parallel.auto.recompute import run_nodes
 from ms_parallel.auto.redistribution import plan_redistribution
@@ -165,7 +166,7 @@ class ShardedNet:
                 args.append(self._redistribute(values[(s[1], s[2])], src, lay,
                                                producer.spec.out_shapes[s[2]],
                                                producer.itemsize))
-        out = _run(node, args, outs)
+        out = _run(node, args, outs, ins, self.rank)
         for o, t in enumerate(out if isinstance(out, tuple) else (out,)):
             values[(j, o)] = t
 
@@ -275,13 +276,22 @@ def _index(layout, shape, rank):
     return tuple(slice(b * n, (b + 1) * n) for b, n in zip(layout.block(rank), local))
 
 
-def _run(node, args, outs):
-    """The operator on local slices: Reshape gets the local target shape, and a mean over
-    cut axes is scaled so that the partial sums add up to the mean."""
+# operators whose local computation is not the operator itself where some cuts apply:
+# ``fn(node, args, input layouts, rank)`` gives the output, or None to run the operator
+LOCAL = {"Gather": local_lookup, "Embedding": local_lookup}
+
+
+def _run(node, args, outs, ins=None, rank=0):
+    """The operator on local slices: Reshape gets the local target shape, a mean over cut
+    axes is scaled so that the partial sums add up to the mean, and the operators in
+    ``LOCAL`` compute their own local part (a lookup in a table's slice of rows)."""
     spec = node.spec
     if spec.op == "Reshape":
         args = [args[0], outs[0].slice_shape(spec.out_shapes[0])]
-    out = node.op(*args, **node.attrs)
+    local = LOCAL.get(spec.op)
+    out = None if local is None or ins is None else local(node, args, ins, rank)
+    if out is None:
+        out = node.op(*args, **node.attrs)
     scale = math.prod(outs[0].dev_matrix[a] for a in outs[0].partial) if spec.mean_letters \
         else 1
     return F.div(out, float(scale)) if scale > 1 else out

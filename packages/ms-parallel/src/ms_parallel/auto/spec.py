@@ -195,7 +195,9 @@ def spec_for(name: str, attrs: dict, args: tuple, in_shapes: tuple, out_shapes: 
                       (("n", "o", "oh", "ow"),), tuple(in_shapes), tuple(out_shapes),
                       frozenset({"h", "w", "kh", "kw", "oh", "ow"}))
     if name in ("Gather", "Embedding") and in_shapes[0] is not None:
-        # The gathered axis of the table stays whole: cutting it needs a masked lookup.
+        # Cutting the table's gathered axis (a vocab-parallel embedding) leaves the output
+        # partial: each rank looks up its rows only (ms_parallel.auto.gather_rows). Gather's
+        # batch_dims and Embedding's per-lookup counts need the whole axis.
         p, q = (0, 1) if name == "Gather" else (1, 0)
         axis = (args[2] if name == "Gather" else 0) % len(in_shapes[p])
         table = _letters(len(in_shapes[p]))
@@ -203,8 +205,10 @@ def spec_for(name: str, attrs: dict, args: tuple, in_shapes: tuple, out_shapes: 
         out = table[:axis] + idx + table[axis + 1:]
         ins = [None] * len(in_shapes)
         ins[p], ins[q] = table, idx
+        whole = attrs.get("batch_dims", 0) != 0 if name == "Gather" else \
+            len(args) > 5 and bool(args[5])
         return OpSpec(name, tuple(ins), (out,), tuple(in_shapes), tuple(out_shapes),
-                      frozenset({table[axis]}))
+                      frozenset({table[axis]}) if whole else frozenset())
     return _opaque(name, in_shapes, out_shapes)
 
 
