@@ -15,10 +15,16 @@ With ``--ckpt DIR`` and sharded stages, each rank saves its stage's strategy
 ``--strategy-ext .ckpt``) and its checkpoint; ``merge_pipeline_strategys`` joins the
 stages' files and ``transform_checkpoints`` to one device gives the single run's Parameters.
 
+``--parallel-optimizer`` (with ``--stages`` fewer than the ranks): the stages' operators are
+data parallel (each stage's Parameters replicated over its ranks) and
+``enable_parallel_optimizer`` keeps on each rank a ``1/width`` flat part of every Parameter
+and of its Momentum state (checked), the gradients reduce-scattered.
+
 ``--custom``: the backbone is a Cell whose construct calls the layers in turn (MindSpore's
 pipeline tutorial), not a SequentialCell.
 
 usage: train_model_pipeline.py [--micro M] [--steps K] [--stages S] [--ckpt DIR] [--custom]
+       [--parallel-optimizer]
 """
 
 import argparse
@@ -48,6 +54,8 @@ p.add_argument("--ckpt", default=None, help="a folder for the distributed checkp
 p.add_argument("--custom", action="store_true",
                help="the backbone a Cell whose construct calls its layers in turn "
                     "(MindSpore's pipeline tutorial) instead of a SequentialCell")
+p.add_argument("--parallel-optimizer", action="store_true",
+               help="data-parallel stage operators, each rank keeping parts (ZeRO-1)")
 p.add_argument("--strategy-ext", default=".json",
                help="the strategy files': .json for JSON, .ckpt for protobuf")
 args = p.parse_args()
@@ -65,6 +73,8 @@ class Linear(Cell):
         self.w = Parameter(Tensor((rng.standard_normal((rows, cols)) * 0.4).astype(np.float32)),
                            name=name)
         self.mm, self.relu, self.use_relu = MatMul(), ReLU(), relu
+        if args.parallel_optimizer:  # data parallel: the weights replicated in the stage
+            cut = None
         if cut == "column" and width > 1:
             self.mm.shard(((1, 1), (1, width)))
         elif cut == "row" and width > 1:
@@ -129,7 +139,8 @@ def train():
 
 single, single_out = train()
 set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=n,
-                          pipeline_stages=stages)
+                          pipeline_stages=stages,
+                          enable_parallel_optimizer=args.parallel_optimizer)
 if args.ckpt:
     set_auto_parallel_context(strategy_ckpt_config={
         "save_file": os.path.join(args.ckpt, "strategies", f"rank{rank}{args.strategy_ext}")})
@@ -156,6 +167,15 @@ if width > 1:  # the stage's Parameters hold this rank's slices (a width-th of e
     assert pipe.sharded is not None and len(pipe.params) == 4 // stages
     for prm in pipe.params:
         assert int(np.prod(prm.shape)) * width == sizes[prm.name], (prm.name, prm.shape)
+    if args.parallel_optimizer:  # flat parts of replicated slices, the moments alike
+        moments = models[-1].train_network.optimizer.moments
+        assert sorted(pipe.sharded.parts) == sorted(prm.name for prm in pipe.params)
+        for prm in pipe.params:
+            ranks, shape = pipe.sharded.parts[prm.name]
+            assert len(ranks) == width and int(np.prod(shape)) == sizes[prm.name], shape
+            assert prm.shape == (sizes[prm.name] // width,), (prm.name, prm.shape)
+            moment = [m for m in moments if m.name.endswith(prm.name)]
+            assert len(moment) == 1 and moment[0].shape == prm.shape, moment
 for a, b in zip(piped_out, single_out):
     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 assert len(piped) == len(single) == args.steps, (piped, single)

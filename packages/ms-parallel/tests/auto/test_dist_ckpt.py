@@ -100,6 +100,25 @@ def test_transform_checkpoints_recuts_every_rank_and_merges_into_one(tmp_path, o
     assert not (tmp_path / "one" / "rank_1").exists()
 
 
+def test_flat_parts_without_the_whole_shape_are_refused_by_name(tmp_path):
+    """A Parameter kept as flat optimizer parts (a 1-D piece of a 2-D slice) under a strategy
+    without ``param_shape`` (MindSpore's protobuf keeps none): the whole shape cannot be
+    inferred, so the re-cut names the Parameter instead of failing inside a layout."""
+    items = layout_items({"w": ((4, 6), COL)}, {"w": [0, 2]})
+    del items["w"]["param_shape"]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"parallel_layout_item": items}))
+    for r in range(4):
+        k = [r % 2, r % 2 + 2].index(r)
+        (tmp_path / "in" / f"rank_{r}").mkdir(parents=True)
+        save_checkpoint([{"name": "w", "data": Tensor(
+            local_slice(W, COL, r).reshape(-1)[k * 6:(k + 1) * 6])}],
+            str(tmp_path / "in" / f"rank_{r}" / "net.ckpt"))
+    with pytest.raises(ValueError, match="'w'.*no whole shape.*JSON strategy file"):
+        transform_checkpoints(str(tmp_path / "in"), str(tmp_path / "one"), "all", str(path),
+                              None)
+
+
 def test_rank_list_and_transform_by_rank_need_only_those_ranks(tmp_path):
     src = strategy(tmp_path / "src.json", {"w": ((4, 6), ROW), "b": ((6,), TensorLayout(
         (4,), ((),)))})

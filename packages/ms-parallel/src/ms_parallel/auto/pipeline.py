@@ -181,13 +181,16 @@ class PipelineCell:
     def _replica_sum(self, name, g):
         from ms_parallel.reduce_ops import AllReduce
 
+        if name in self.sharded.parts:  # a part's gradient arrives summed (reduce-scattered)
+            return g
         ranks = self.sharded.replica_ranks(name)
         return AllReduce(g, "sum", self.sharded.group(ranks)) if len(ranks) > 1 else g
 
     def _shard(self, x, y, last):
         """Plan this stage's operators on its ``width`` ranks (the context's mode and
         annotations), slice its Parameters in place (``on_shard`` slices the optimizer's
-        state alike) and make the stage's group."""
+        state alike, and with optimizer parallel keeps parts of replicated slices) and make
+        the stage's group."""
         from ms_nn import Cell
         from ms_parallel.auto.execute import ShardedNet
         from ms_parallel.auto.graph import capture
@@ -216,10 +219,6 @@ class PipelineCell:
         create_group(self.group, world)
         by_name = {p.name: p for p in self.params}
         plan = plan_from_context(graph, device_num=self.width)
-        save = (get("strategy_ckpt_config") or {}).get("save_file") or \
-            get("strategy_ckpt_save_file")
-        if save:  # the stage's layouts on its world ranks (merge_pipeline_strategys)
-            plan.save(save, stage=(self.stage, world))
         sharded = ShardedNet(plan, self.local, {k: p.asnumpy() for k, p in by_name.items()},
                              world=world)
         if set(sharded.params) != set(by_name):
@@ -227,6 +226,12 @@ class PipelineCell:
                              f"{sorted(set(by_name) - set(sharded.params))} are not read by "
                              "its operators")
         self.on_shard(sharded, by_name)
+        save = (get("strategy_ckpt_config") or {}).get("save_file") or \
+            get("strategy_ckpt_save_file")
+        if save:  # the stage's layouts on its world ranks (merge_pipeline_strategys), with
+            # the optimizer's parts (as local ranks of the stage)
+            plan.save(save, {k: ranks for k, (ranks, _) in sharded.parts.items()},
+                      stage=(self.stage, world))
         self.params = [sharded.params[p.name] for p in self.params]
         self.sharded = sharded
 

@@ -17,6 +17,12 @@ on every rank of a stage (rank ``i`` of a stage talks to rank ``i`` of the next)
 step, a call of the network or its cells (``Model.eval``/``predict``) first broadcasts each
 stage's Parameters from its rank (``ms_parallel.auto.full_view``): every rank computes with
 the trained values.
+
+With ``enable_parallel_optimizer`` (ZeRO-1, as ``ParallelTrainStep``), where ``r`` ranks of a
+stage hold the same slice, each keeps only its ``1/r`` flat part of it and of its optimizer
+state: the stage's forward all-gathers the part where it is read, so each micro-batch's
+backward reduce-scatters the gradient, and the optimizer updates the part. (With one rank
+per stage nothing is replicated, so nothing is split.)
 """
 
 from __future__ import annotations
@@ -58,13 +64,11 @@ class PipelineTrainStep:
             raise ValueError("TrainOneStepCell with pipeline stages: the WithLossCell's loss "
                              "function must be a Cell (an nn loss)")
         self.width = get_group_size() // stages  # ranks per stage, sharding its operators
-        if self.width > 1 and _get("enable_parallel_optimizer"):
-            raise ValueError("TrainOneStepCell: enable_parallel_optimizer is not supported "
-                             "with pipeline stages sharded over several ranks each")
         stage, local = divmod(get_rank(), self.width)
+        popt = bool(_get("enable_parallel_optimizer"))
         self.pipe = Stages(backbone, losses[0], self.micro, stage, stages, self.width, local,
                            on_shard=lambda sharded, by_name: slice_in_place(
-                               sharded, by_name, optimizer_state(optimizer)))
+                               sharded, by_name, optimizer_state(optimizer), popt))
         # eval / predict / a call of the backbone: every stage's Parameters, current
         params = {p.name: p for c in self.pipe.all_cells for p in c.get_parameters()}
         self.full_view = attach(network, params, self._whole)

@@ -21,7 +21,8 @@ optimizer) is compiled by ``ms_graph.jit`` into one graph per input signature, t
 collectives being graph nodes.
 
 With ``pipeline_stages`` > 1 the network is an ``nn.PipelineCell`` and the step is
-``PipelineTrainStep`` (``ms_parallel.auto.pipeline_step``): one rank per stage, 1F1B.
+``PipelineTrainStep`` (``ms_parallel.auto.pipeline_step``): 1F1B, each stage on one rank or
+sharded over several (optimizer parallel there too, through ``slice_in_place``).
 
 Without ``full_batch`` each rank's inputs are its part of the global batch (rank order, as
 a dataset with ``num_shards``/``shard_id`` gives them) and are gathered first.

@@ -71,6 +71,12 @@ def _whole(name, pieces: dict, item):
         whole_shape = item.param_shape
     else:  # from a slice: parts of it are split along the first dimension
         local = list(any_piece.shape)
+        if len(local) != len(lay.tensor_map):
+            raise ValueError(f"Parameter {name!r}: its checkpoint pieces have shape "
+                             f"{tuple(local)}, the layout {len(lay.tensor_map)} dimensions, "
+                             "and the strategy file has no whole shape (MindSpore's protobuf "
+                             "keeps none): flat optimizer-parallel parts are re-cut from a "
+                             "JSON strategy file (a save_file ending in .json)")
         if item.opt_weight_shard_size > 1:
             local[0] *= item.opt_weight_shard_size
         whole_shape = tuple(n * s for n, s in zip(local, lay.shards))
