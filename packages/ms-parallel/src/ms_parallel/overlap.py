@@ -3,8 +3,9 @@ backward pass (what MindSpore's ``grad_computation_allreduce_overlap`` asks of A
 
 Off by default, as MindSpore's option is: on this project's only test machine (2 ranks
 sharing 2 cores, where the communication is the ranks' own memory copies) it made a quiet
-compiled step 6-9% slower and a loaded one about 10% faster (docs/benchmarks.md); it is
-meant for ranks whose communication has resources of its own (another node, a NIC).
+compiled step 1-3% slower (6-9% before result arrays were placed at their input's page
+offset) and a loaded one about 10% faster (docs/benchmarks.md); it is meant for ranks
+whose communication has resources of its own (another node, a NIC).
 ``set_compiled_overlap(True)`` makes each new ``DistributedGradReducer`` (and so each
 ``TrainOneStepCell`` built in DATA_PARALLEL mode) trace a bucket's reduction as
 ``AllReduceStart``/``AllReduceWait``, which ``overlap_pass`` schedules during the backward
