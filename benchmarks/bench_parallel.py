@@ -368,11 +368,12 @@ def main(argv=None) -> int:
         for what, x in (("step time", step), ("reducer time after backward", ratio)):
             goals.append(f"bucketed at least as fast as per tensor, {what}: ratio "
                          f"{x:.2f} ({'met' if x <= 1.0 else 'NOT met'})")
-        goals.append(f"compiled step with overlap at least as fast as without: ratio "
-                     f"{overlap:.2f} ({'met' if overlap <= 1.0 else 'NOT met'})")
     print()
     for g in goals:
         print(f"- goal check: {g}")
+    if "dp" in cases:  # a measurement, not a goal: the compiled overlap is off by default
+        print(f"- compiled step with overlap (ms_parallel.overlap.set_compiled_overlap(True)) "
+              f"over without: {overlap:.2f}")
     print(f"- {load_line(before)}")
     return 0
 
