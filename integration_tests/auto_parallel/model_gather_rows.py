@@ -11,12 +11,13 @@ usage: model_gather_rows.py [--steps K] [--batch] [--graph]
 import argparse
 
 import numpy as np
+from step_losses import Losses
 
 from ms_data import NumpySlicesDataset
 from ms_nn import Cell
 from ms_nn.loss import SoftmaxCrossEntropyWithLogits
 from ms_nn.optim import Momentum
-from ms_nn.train import Callback, Model
+from ms_nn.train import Model
 from ms_ops import Gather, MatMul
 from ms_parallel.auto.simulate import local_slice
 from ms_parallel.context import ParallelMode, reset_auto_parallel_context, set_auto_parallel_context
@@ -39,14 +40,6 @@ class Net(Cell):
 
     def construct(self, ids):
         return self.mm(self.gather(self.table, ids, 0), self.w)
-
-
-class Losses(Callback):
-    def __init__(self):
-        self.values = []
-
-    def step_end(self, run_context):
-        self.values.append(float(np.asarray(run_context.original_args().net_outputs.asnumpy())))
 
 
 def train(net, ids, labels, shards, shard_id):

@@ -14,12 +14,13 @@ import json
 import os
 
 import numpy as np
+from step_losses import Losses
 
 from ms_data import NumpySlicesDataset
 from ms_nn import Cell, PipelineCell, SequentialCell, WithLossCell
 from ms_nn.loss import MSELoss
 from ms_nn.optim import Momentum
-from ms_nn.train import Callback, Model
+from ms_nn.train import Model
 from ms_ops import MatMul, ReLU
 from ms_parallel.auto.layout import Layout
 from ms_parallel.auto.reshard import reshard
@@ -52,14 +53,6 @@ class Block(Cell):
 
     def construct(self, x):
         return self.mm2(self.relu(reshard(self.mm1(x, self.w1), self.cols)), self.w2)
-
-
-class Losses(Callback):
-    def __init__(self):
-        self.values = []
-
-    def step_end(self, run_context):
-        self.values.append(float(np.asarray(run_context.original_args().net_outputs.asnumpy())))
 
 
 rng = np.random.default_rng(7)

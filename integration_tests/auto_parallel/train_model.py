@@ -34,13 +34,14 @@ import argparse
 import os
 
 import numpy as np
+from step_losses import Losses
 
 from ms_data import NumpySlicesDataset
 from ms_nn import Cell
 from ms_nn.amp import DynamicLossScaleManager, FixedLossScaleManager
 from ms_nn.loss import SoftmaxCrossEntropyWithLogits
 from ms_nn.optim import Adam, AdamWeightDecay, Momentum
-from ms_nn.train import Callback, Model
+from ms_nn.train import Model
 from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import Add, MatMul, ReLU
 from ms_parallel.auto.algo import reset_algo_parameters, set_algo_parameters
@@ -94,16 +95,6 @@ def optimizer(params):
     if args.optimizer == "adam":
         return Adam(params, learning_rate=0.01)
     return AdamWeightDecay(params, learning_rate=0.01, weight_decay=0.1)
-
-
-class Losses(Callback):
-    def __init__(self):
-        self.values = []
-
-    def step_end(self, run_context):
-        out = run_context.original_args().net_outputs
-        out = out[0] if isinstance(out, tuple) else out  # (loss, overflow, scale)
-        self.values.append(float(np.asarray(out.asnumpy())))
 
 
 rng = np.random.default_rng(1)

@@ -31,12 +31,13 @@ import argparse
 import os
 
 import numpy as np
+from step_losses import Losses
 
 from ms_data import NumpySlicesDataset
 from ms_nn import Cell, PipelineCell, SequentialCell, WithLossCell
 from ms_nn.loss import MSELoss
 from ms_nn.optim import Momentum
-from ms_nn.train import Callback, Model
+from ms_nn.train import Model
 from ms_nn.train.checkpoint import load_checkpoint, save_checkpoint
 from ms_ops import MatMul, ReLU
 from ms_parallel.auto.strategy_file import merge_pipeline_strategys
@@ -106,14 +107,6 @@ def network():
         c.pipeline_stage = i * stages // len(cells)
     backbone = Chain(cells) if args.custom else SequentialCell(cells)
     return PipelineCell(WithLossCell(backbone, MSELoss()), args.micro)
-
-
-class Losses(Callback):
-    def __init__(self):
-        self.values = []
-
-    def step_end(self, run_context):
-        self.values.append(float(np.asarray(run_context.original_args().net_outputs.asnumpy())))
 
 
 rng = np.random.default_rng(7)
